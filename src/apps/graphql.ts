@@ -1,0 +1,29 @@
+import { eq } from 'drizzle-orm';
+import { z } from 'zod';
+import { builder } from '../graphql/builder.js';
+import { notFound } from '../errors/app-error.js';
+import { apps, type AppRow } from './tables.js';
+
+export const AppRef = builder.objectRef<AppRow>('App').implement({
+  description: 'A tenant: every analytics, scheduling and video record belongs to one app.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    timezone: t.exposeString('timezone', { description: 'IANA time zone of the app (app_timezone of scheduled calls).' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+  }),
+});
+
+builder.queryField('app', (t) =>
+  t.field({
+    type: AppRef,
+    description: 'One app the token may access. Needs any valid token with the app in its apps claim.',
+    args: { appId: t.arg.id({ required: true, validate: { schema: z.uuid() } }) },
+    authScopes: (_root, args) => ({ app: String(args.appId) }),
+    resolve: async (_root, args, ctx) => {
+      const [row] = await ctx.runtime.database.db.select().from(apps).where(eq(apps.id, String(args.appId))).limit(1);
+      if (!row) throw notFound('App');
+      return row;
+    },
+  }),
+);

@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { builder } from '../graphql/builder.js';
+import { revokeToken } from './oauth.js';
+
+const Viewer = builder.objectRef<{ clientId: string; scopes: string[]; apps: string[] }>('Viewer').implement({
+  description: 'The OAuth client the bearer token was issued to.',
+  fields: (t) => ({
+    clientId: t.exposeString('clientId'),
+    scopes: t.exposeStringList('scopes', { description: 'Granted scopes.' }),
+    apps: t.exposeStringList('apps', { description: 'App ids this token may access.' }),
+  }),
+});
+
+builder.queryField('viewer', (t) =>
+  t.field({
+    type: Viewer,
+    description: 'The caller. Needs any valid token.',
+    resolve: (_root, _args, ctx) => ({
+      clientId: ctx.auth!.clientId,
+      scopes: [...ctx.auth!.scopes],
+      apps: [...ctx.auth!.apps],
+    }),
+  }),
+);
+
+builder.mutationField('revokeToken', (t) =>
+  t.boolean({
+    description: 'Revokes an access token of the calling client (RFC 7009: succeeds even for an invalid token). Scope: oauth:revoke.',
+    authScopes: { scope: 'oauth:revoke' },
+    extensions: { validationErrorType: 'invalid_request' },
+    args: { token: t.arg.string({ required: true, validate: { schema: z.string().min(1, 'Required') } }) },
+    resolve: async (_root, args, ctx) => {
+      await revokeToken(ctx, args.token);
+      return true;
+    },
+  }),
+);

@@ -1,0 +1,100 @@
+import { eq } from 'drizzle-orm';
+import { AppError } from '../errors/app-error.js';
+import type { RequestContext, Runtime } from '../runtime.js';
+import { decoyHash, verifySecret } from './secrets.js';
+import { oauthClientApps, oauthClients, revokedTokens } from './tables.js';
+import { signAccessToken, verifyAccessToken, type AuthContext } from './tokens.js';
+import type { ClientQuota } from './rate-limit.js';
+
+export interface ClientCredentials {
+  grantType: string | undefined;
+  clientId: string | undefined;
+  clientSecret: string | undefined;
+  /** The credentials came in an Authorization: Basic header (RFC 6749 2.3.1). */
+  viaBasic: boolean;
+}
+
+/** The client credentials grant (SPEC: POST /oauth/token; DESIGN section 2). */
+export async function issueToken(runtime: Runtime, input: ClientCredentials) {
+  if (input.grantType !== 'client_credentials') {
+    throw new AppError('unsupported_grant_type', 'grant_type must be client_credentials', {
+      details: [{ field: 'grant_type', code: input.grantType === undefined ? 'required' : 'invalid_value', message: 'must be client_credentials' }],
+    });
+  }
+  const missing = (['client_id', 'client_secret'] as const).filter((f) => !(f === 'client_id' ? input.clientId : input.clientSecret));
+  if (missing.length > 0) {
+    throw new AppError('invalid_client', `Missing ${missing.join(' and ')}`, {
+      details: missing.map((field) => ({ field, code: 'required' as const, message: 'Required' })),
+    });
+  }
+  const clientId = input.clientId!;
+  const blockedFor = await runtime.rateLimits.tokenAttemptsBlocked(clientId);
+  if (blockedFor !== undefined) {
+    throw new AppError('rate_limit_exceeded', 'Too many failed authentication attempts for this client', {
+      headers: { 'Retry-After': String(blockedFor) },
+    });
+  }
+  const { db } = runtime.database;
+  const [client] = await db.select().from(oauthClients).where(eq(oauthClients.id, clientId)).limit(1);
+  // Compare against a decoy when the client is unknown, so timing does not reveal which ids exist.
+  const valid = await verifySecret(input.clientSecret!, client?.secretHash ?? (await decoyHash));
+  if (!client || !valid) {
+    await runtime.rateLimits.recordTokenFailure(clientId);
+    throw new AppError('invalid_client', 'Client authentication failed', {
+      status: 401,
+      headers: input.viaBasic ? { 'WWW-Authenticate': 'Basic realm="switchboard"' } : undefined,
+    });
+  }
+  const apps = await db.select({ appId: oauthClientApps.appId }).from(oauthClientApps).where(eq(oauthClientApps.clientId, clientId));
+  const signed = await signAccessToken(runtime.keys, runtime.tokens, {
+    clientId,
+    scopes: client.scopes,
+    apps: apps.map((a) => a.appId),
+  });
+  return { access_token: signed.token, token_type: 'Bearer' as const, expires_in: signed.expiresIn };
+}
+
+/**
+ * RFC 7009 semantics: success whether or not the token was valid. A token issued to another
+ * client is left alone (DESIGN section 2).
+ */
+export async function revokeToken(ctx: RequestContext, token: string): Promise<void> {
+  const caller = ctx.auth!;
+  const target = await verifyAccessToken(ctx.runtime.keys, ctx.runtime.tokens, token);
+  if (typeof target === 'string' || target.clientId !== caller.clientId) return;
+  await ctx.runtime.database.db
+    .insert(revokedTokens)
+    .values({ jti: target.jti, clientId: target.clientId, expiresAt: target.expiresAt })
+    .onConflictDoNothing();
+}
+
+export type Authentication = { ok: true; auth: AuthContext; quota: ClientQuota } | { ok: false; message: string };
+
+/** Bearer token → caller, checked against revocation on every request. */
+export async function authenticate(runtime: Runtime, authorization: string | undefined): Promise<Authentication> {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+  if (!match) return { ok: false, message: 'Missing bearer token' };
+  const verified = await verifyAccessToken(runtime.keys, runtime.tokens, match[1]!);
+  if (verified === 'expired') return { ok: false, message: 'Token expired' };
+  if (typeof verified === 'string') return { ok: false, message: 'Invalid token' };
+  const { db } = runtime.database;
+  const [row] = await db
+    .select({
+      revoked: revokedTokens.jti,
+      rateMinute: oauthClients.rateMinute,
+      rateHour: oauthClients.rateHour,
+      rateDay: oauthClients.rateDay,
+    })
+    .from(oauthClients)
+    .leftJoin(revokedTokens, eq(revokedTokens.jti, verified.jti))
+    .where(eq(oauthClients.id, verified.clientId))
+    .limit(1);
+  if (!row) return { ok: false, message: 'Client no longer exists' };
+  if (row.revoked) return { ok: false, message: 'Token revoked' };
+  const defaults = runtime.rateLimits.defaultQuota();
+  return {
+    ok: true,
+    auth: verified,
+    quota: { minute: row.rateMinute ?? defaults.minute, hour: row.rateHour ?? defaults.hour, day: row.rateDay ?? defaults.day },
+  };
+}

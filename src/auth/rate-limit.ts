@@ -1,0 +1,145 @@
+import { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+
+// DESIGN section 4: per client, three windows; headers surface the window with the smallest
+// remaining fraction (ties: the shorter); any exhausted window answers 429 with Retry-After.
+export const windows = [
+  { name: 'minute', seconds: 60 },
+  { name: 'hour', seconds: 3600 },
+  { name: 'day', seconds: 86400 },
+] as const;
+export type WindowName = (typeof windows)[number]['name'];
+
+export interface ClientQuota {
+  minute: number;
+  hour: number;
+  day: number;
+}
+
+export interface RateDecision {
+  allowed: boolean;
+  headers: Record<string, string>;
+  /** Seconds, only when refused. */
+  retryAfter?: number;
+}
+
+interface WindowState {
+  window: WindowName;
+  limit: number;
+  remaining: number;
+  msBeforeNext: number;
+  refused: boolean;
+}
+
+export class RateLimits {
+  private readonly limiters = new Map<string, RateLimiterAbstract>();
+  private readonly redis: Redis | undefined;
+  private readonly tokenFailureLimiter: RateLimiterAbstract;
+
+  constructor(
+    private readonly config: Pick<Config, 'REDIS_URL' | 'RATE_LIMIT_MINUTE' | 'RATE_LIMIT_HOUR' | 'RATE_LIMIT_DAY' | 'TOKEN_FAILURES_PER_15MIN'>,
+    private readonly logger: Logger,
+  ) {
+    if (config.REDIS_URL) {
+      // PITFALLS (rate limits): no offline queue, so a Redis outage fails fast into the
+      // in-memory insurance limiter instead of waiting out retries.
+      this.redis = new Redis(config.REDIS_URL, {
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 0,
+        connectTimeout: 2000,
+        lazyConnect: false,
+      });
+      let down = false;
+      this.redis.on('error', (error) => {
+        if (!down) logger.warn({ err: error.message }, 'redis unavailable: rate limits fall back to per-instance memory');
+        down = true;
+      });
+      this.redis.on('ready', () => {
+        if (down) logger.info('redis reachable again: rate limits shared across instances');
+        down = false;
+      });
+    }
+    this.tokenFailureLimiter = this.limiter('token-failures', config.TOKEN_FAILURES_PER_15MIN, 900);
+  }
+
+  defaultQuota(): ClientQuota {
+    return { minute: this.config.RATE_LIMIT_MINUTE, hour: this.config.RATE_LIMIT_HOUR, day: this.config.RATE_LIMIT_DAY };
+  }
+
+  /** Counts one request of `clientId` in all three windows. */
+  async consume(clientId: string, quota: ClientQuota): Promise<RateDecision> {
+    const states = await Promise.all(
+      windows.map(async ({ name, seconds }) => {
+        const limit = quota[name];
+        const res = await this.consumeOne(this.limiter(`rl:${name}`, limit, seconds), clientId);
+        return {
+          window: name,
+          limit,
+          remaining: Math.max(0, res.remainingPoints),
+          msBeforeNext: res.msBeforeNext,
+          refused: res.refused,
+        } satisfies WindowState;
+      }),
+    );
+    const refused = states.filter((s) => s.refused);
+    if (refused.length > 0) {
+      const worst = refused.reduce((a, b) => (b.msBeforeNext > a.msBeforeNext ? b : a));
+      const retryAfter = Math.max(1, Math.ceil(worst.msBeforeNext / 1000));
+      return { allowed: false, retryAfter, headers: { ...headersFor(worst), 'Retry-After': String(retryAfter) } };
+    }
+    // `windows` is ordered shortest first, so a strict comparison keeps the shorter on ties.
+    const surfaced = states.reduce((a, b) => (b.remaining / b.limit < a.remaining / a.limit ? b : a));
+    return { allowed: true, headers: headersFor(surfaced) };
+  }
+
+  /** Failed client authentications per client id, against secret guessing (DESIGN section 4). */
+  async tokenAttemptsBlocked(clientId: string): Promise<number | undefined> {
+    const res = await this.tokenFailureLimiter.get(clientId).catch(() => null);
+    if (res && res.consumedPoints >= this.config.TOKEN_FAILURES_PER_15MIN) return Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+    return undefined;
+  }
+
+  async recordTokenFailure(clientId: string): Promise<void> {
+    await this.consumeOne(this.tokenFailureLimiter, clientId);
+  }
+
+  async close(): Promise<void> {
+    if (this.redis) this.redis.disconnect();
+  }
+
+  private async consumeOne(limiter: RateLimiterAbstract, key: string): Promise<{ remainingPoints: number; msBeforeNext: number; refused: boolean }> {
+    try {
+      const res = await limiter.consume(key, 1);
+      return { remainingPoints: res.remainingPoints, msBeforeNext: res.msBeforeNext, refused: false };
+    } catch (rejection) {
+      // A store failure is an Error, not a refusal (PITFALLS): never turn an outage into 429s.
+      if (rejection instanceof RateLimiterRes) return { remainingPoints: 0, msBeforeNext: rejection.msBeforeNext, refused: true };
+      this.logger.error({ err: rejection }, 'rate limiter failure; request allowed');
+      return { remainingPoints: 1, msBeforeNext: 0, refused: false };
+    }
+  }
+
+  private limiter(prefix: string, points: number, duration: number): RateLimiterAbstract {
+    const key = `${prefix}:${points}:${duration}`;
+    let limiter = this.limiters.get(key);
+    if (!limiter) {
+      const memory = new RateLimiterMemory({ keyPrefix: prefix, points, duration });
+      limiter = this.redis
+        ? new RateLimiterRedis({ storeClient: this.redis, keyPrefix: `sb:${prefix}`, points, duration, insuranceLimiter: memory, rejectIfRedisNotReady: true })
+        : memory;
+      this.limiters.set(key, limiter);
+    }
+    return limiter;
+  }
+}
+
+function headersFor(state: WindowState): Record<string, string> {
+  return {
+    'X-RateLimit-Limit': String(state.limit),
+    'X-RateLimit-Remaining': String(state.remaining),
+    'X-RateLimit-Reset': String(Math.ceil((Date.now() + state.msBeforeNext) / 1000)),
+    'X-RateLimit-Window': state.window,
+  };
+}

@@ -1,0 +1,17 @@
+// SPEC's six scopes plus DESIGN section 2's additions.
+export const scopes = [
+  'oauth:revoke',
+  'messages:read',
+  'campaigns:read',
+  'analytics:read',
+  'scheduling:read',
+  'scheduling:write',
+  'messages:send',
+  'messages:ingest',
+  'video:read',
+  'webhooks:write',
+] as const;
+
+export type Scope = (typeof scopes)[number];
+
+export const isScope = (value: string): value is Scope => (scopes as readonly string[]).includes(value);

@@ -1,0 +1,85 @@
+import { randomUUID } from 'node:crypto';
+import { errors, jwtVerify, SignJWT, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { SIGNING_ALG, type SigningKeys } from './keys.js';
+import { isScope, type Scope } from './scopes.js';
+
+export interface TokenSettings {
+  issuer: string;
+  audience: string;
+  ttlSeconds: number;
+}
+
+/** Who is calling: the verified claims of a bearer token. */
+export interface AuthContext {
+  clientId: string;
+  scopes: ReadonlySet<Scope>;
+  apps: ReadonlySet<string>;
+  jti: string;
+  expiresAt: Date;
+}
+
+interface SwitchboardClaims extends JWTPayload {
+  scope: string;
+  apps: string[];
+}
+
+export async function signAccessToken(
+  keys: SigningKeys,
+  settings: TokenSettings,
+  subject: { clientId: string; scopes: readonly string[]; apps: readonly string[] },
+): Promise<{ token: string; jti: string; expiresIn: number }> {
+  const jti = randomUUID();
+  const token = await new SignJWT({ scope: subject.scopes.join(' '), apps: [...subject.apps] })
+    .setProtectedHeader({ alg: SIGNING_ALG, kid: keys.kid, typ: 'at+jwt' })
+    .setIssuer(settings.issuer)
+    .setAudience(settings.audience)
+    .setSubject(subject.clientId)
+    .setJti(jti)
+    .setIssuedAt()
+    .setExpirationTime(`${settings.ttlSeconds}s`)
+    .sign(keys.privateKey);
+  return { token, jti, expiresIn: settings.ttlSeconds };
+}
+
+export type VerifyFailure = 'malformed' | 'expired' | 'invalid';
+
+/**
+ * Verifies signature, algorithm, issuer and audience (DESIGN section 2). Revocation is checked
+ * by the caller against the database. Returns the failure kind instead of throwing.
+ */
+export async function verifyAccessToken(
+  keys: SigningKeys,
+  settings: Pick<TokenSettings, 'issuer' | 'audience'>,
+  token: string,
+): Promise<AuthContext | VerifyFailure> {
+  const getKey: JWTVerifyGetKey = (header) => {
+    const key = header.kid ? keys.publicKeys.get(header.kid) : undefined;
+    if (!key) throw new errors.JWKSNoMatchingKey();
+    return key;
+  };
+  try {
+    const { payload } = await jwtVerify<SwitchboardClaims>(token, getKey, {
+      algorithms: [SIGNING_ALG],
+      issuer: settings.issuer,
+      audience: settings.audience,
+      requiredClaims: ['sub', 'jti', 'exp', 'iat'],
+    });
+    return toAuthContext(payload) ?? 'invalid';
+  } catch (error) {
+    if (error instanceof errors.JWTExpired) return 'expired';
+    if (error instanceof errors.JWSInvalid || error instanceof errors.JWTInvalid) return 'malformed';
+    return 'invalid';
+  }
+}
+
+function toAuthContext(payload: SwitchboardClaims): AuthContext | undefined {
+  if (typeof payload.sub !== 'string' || typeof payload.jti !== 'string' || typeof payload.exp !== 'number') return undefined;
+  if (typeof payload.scope !== 'string' || !Array.isArray(payload.apps)) return undefined;
+  return {
+    clientId: payload.sub,
+    scopes: new Set(payload.scope.split(' ').filter(isScope)),
+    apps: new Set(payload.apps.filter((a): a is string => typeof a === 'string')),
+    jti: payload.jti,
+    expiresAt: new Date(payload.exp * 1000),
+  };
+}

@@ -1,0 +1,19 @@
+import { createClient } from '../apps/service.js';
+import type { Runtime } from '../runtime.js';
+import { parseCommandArgs, parseRate, requireOption } from './args.js';
+
+export async function clientsCreate(runtime: Runtime, argv: string[]) {
+  const { values } = parseCommandArgs(argv, {
+    app: { type: 'string', multiple: true },
+    scopes: { type: 'string' },
+    rate: { type: 'string' },
+    name: { type: 'string' },
+  });
+  const scopes = requireOption(values.scopes, 'scopes').split(',').map((s) => s.trim()).filter(Boolean);
+  return createClient(runtime.database.db, {
+    apps: values.app ?? [],
+    scopes: scopes as never,
+    rate: parseRate(values.rate),
+    name: values.name,
+  });
+}

@@ -1,0 +1,61 @@
+import { closeRuntime, createRuntime } from '../boot.js';
+import { loadConfig } from '../config.js';
+import { DataDirLockedError } from '../db/client.js';
+import { AppError } from '../errors/app-error.js';
+import { ImportLineError } from '../importer/ndjson.js';
+import { createLogger } from '../log.js';
+import type { Runtime } from '../runtime.js';
+import { appsCreate } from './apps-create.js';
+import { UsageError } from './args.js';
+import { clientsCreate } from './clients-create.js';
+import { importCommand } from './import.js';
+
+type Command = (runtime: Runtime, argv: string[]) => Promise<unknown>;
+
+// DESIGN section 1: each command prints one JSON object on stdout; errors go to stderr, exit 1.
+const commands: Record<string, Command> = {
+  'apps create': appsCreate,
+  'clients create': clientsCreate,
+  import: importCommand,
+};
+
+const usage = `usage: npm run cli -- <command>
+  apps create --name NAME [--timezone IANA]
+  clients create --app ID [--app ID ...] --scopes s1,s2 [--rate minute=N,hour=N,day=N] [--name NAME]
+  import --app ID FILE|-`;
+
+async function main(argv: string[]): Promise<number> {
+  const key = [`${argv[0]} ${argv[1]}`, argv[0]].find((k) => k && k in commands);
+  if (!key) {
+    process.stderr.write(`${usage}\n`);
+    return 1;
+  }
+  const rest = argv.slice(key.split(' ').length);
+  const config = loadConfig();
+  // Logs go to stderr so stdout carries only the result.
+  const logger = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, 2);
+  let runtime: Runtime | undefined;
+  try {
+    runtime = await createRuntime(config, logger);
+    const result = await commands[key]!(runtime, rest);
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return 0;
+  } catch (error) {
+    process.stderr.write(`${describe(error)}\n`);
+    return 1;
+  } finally {
+    if (runtime) await closeRuntime(runtime);
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof UsageError) return `error: ${error.message}\n${usage}`;
+  if (error instanceof AppError) {
+    const details = error.details?.map((d) => `  ${d.field}: ${d.message}`).join('\n');
+    return `error: ${error.message}${details ? `\n${details}` : ''}`;
+  }
+  if (error instanceof ImportLineError || error instanceof DataDirLockedError) return `error: ${error.message}`;
+  return `error: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+process.exitCode = await main(process.argv.slice(2));

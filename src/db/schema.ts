@@ -1,0 +1,3 @@
+// Every domain's tables, for drizzle's typed client and drizzle-kit.
+export * from '../apps/tables.js';
+export * from '../auth/tables.js';

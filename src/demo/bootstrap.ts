@@ -1,0 +1,55 @@
+import { sql } from 'drizzle-orm';
+import { createApp, createClient } from '../apps/service.js';
+import { apps } from '../apps/tables.js';
+import { scopes } from '../auth/scopes.js';
+import type { Runtime } from '../runtime.js';
+
+export interface DemoCredentials {
+  appId: string;
+  clientId: string;
+  clientSecret: string;
+}
+
+/** Sample data a domain adds to the demo app; each domain registers its own. */
+export type DemoSeeder = (runtime: Runtime, appId: string) => Promise<void>;
+export const demoSeeders: DemoSeeder[] = [];
+
+// Arbitrary constant naming "demo bootstrap" for pg_advisory_xact_lock.
+const DEMO_LOCK_ID = 724_061_338;
+
+/**
+ * First start on empty storage creates a demo app and an all-scopes client (DESIGN section 1).
+ * Returns the credentials only to the instance that created them: the secret is shown once.
+ */
+export async function bootstrapDemo(runtime: Runtime): Promise<DemoCredentials | undefined> {
+  const { db } = runtime.database;
+  const created = await db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${DEMO_LOCK_ID})`);
+    const [existing] = await tx.select({ id: apps.id }).from(apps).limit(1);
+    if (existing) return undefined;
+    return createApp(tx, { name: 'Demo app', timezone: 'Europe/London' });
+  });
+  if (!created) return undefined;
+  const client = await createClient(db, { apps: [created.id], scopes: [...scopes], name: 'Demo client (all scopes)' });
+  for (const seed of demoSeeders) await seed(runtime, created.id);
+  return { appId: created.id, clientId: client.client_id, clientSecret: client.client_secret };
+}
+
+export function demoBanner(credentials: DemoCredentials, baseUrl: string): string {
+  const { appId, clientId, clientSecret } = credentials;
+  return [
+    '',
+    'Switchboard demo app created (this secret is shown once, keep it):',
+    `  app id:        ${appId}`,
+    `  client id:     ${clientId}`,
+    `  client secret: ${clientSecret}`,
+    '',
+    'Get a token and call the API:',
+    `  TOKEN=$(curl -s ${baseUrl}/api/v1/oauth/token -H 'content-type: application/json' \\`,
+    `    -d '{"grant_type":"client_credentials","client_id":"${clientId}","client_secret":"${clientSecret}"}' \\`,
+    `    | node -pe 'JSON.parse(require("fs").readFileSync(0)).data.access_token')`,
+    `  curl -si ${baseUrl}/graphql -H "authorization: Bearer $TOKEN" -H 'content-type: application/json' \\`,
+    `    -d '{"query":"{ viewer { clientId scopes apps } }"}'`,
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,79 @@
+// The one error class services throw; the HTTP edge maps `type` to a status and SPEC's envelope,
+// GraphQL maps it to `extensions.code` (DESIGN section 3).
+
+export const errorStatus = {
+  invalid_request: 400,
+  unsupported_grant_type: 400,
+  invalid_json: 400,
+  validation_error: 400,
+  invalid_client: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  payload_too_large: 413,
+  unprocessable: 422,
+  outside_service_window: 422,
+  no_matching_products: 422,
+  rate_limit_exceeded: 429,
+  server_error: 500,
+  service_unavailable: 503,
+} as const;
+
+export type ErrorType = keyof typeof errorStatus;
+
+export const detailCodes = [
+  'required',
+  'invalid_type',
+  'invalid_format',
+  'invalid_value',
+  'too_small',
+  'too_big',
+  'too_long',
+  'unrecognized',
+] as const;
+export type DetailCode = (typeof detailCodes)[number];
+
+export interface ErrorDetail {
+  field: string;
+  message: string;
+  code: DetailCode;
+}
+
+export interface AppErrorOptions {
+  details?: ErrorDetail[];
+  /** Overrides the status implied by the type (invalid_client is 400 or 401 per SPEC). */
+  status?: number;
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+export class AppError extends Error {
+  readonly type: ErrorType;
+  readonly status: number;
+  readonly details: ErrorDetail[] | undefined;
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(type: ErrorType, message: string, options: AppErrorOptions = {}) {
+    super(message, { cause: options.cause });
+    this.name = 'AppError';
+    this.type = type;
+    this.status = options.status ?? errorStatus[type];
+    this.details = options.details;
+    this.headers = options.headers;
+  }
+}
+
+export const notFound = (what: string) => new AppError('not_found', `${what} not found`);
+export const conflict = (message: string) => new AppError('conflict', message);
+export const forbidden = (message = 'Not authorized for this resource') => new AppError('forbidden', message);
+
+export function validationFailed(
+  details: ErrorDetail[],
+  type: 'validation_error' | 'invalid_request' = 'validation_error',
+): AppError {
+  const first = details[0];
+  const message = first ? `Invalid input: ${first.field ? `${first.field}: ` : ''}${first.message}` : 'Invalid input';
+  return new AppError(type, message, { details });
+}

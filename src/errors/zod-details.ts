@@ -1,0 +1,85 @@
+import { z } from 'zod';
+import { detailCodes, validationFailed, type DetailCode, type ErrorDetail } from './app-error.js';
+
+const REQUIRED = 'Required';
+
+// zod 4 drops `input` from issues unless asked, so a missing value is marked by its message.
+z.config({
+  customError: (issue) => (issue.code === 'invalid_type' && issue.input === undefined ? REQUIRED : undefined),
+});
+
+// Maps zod issues onto DESIGN section 3's detail codes, with dotted field paths.
+// Custom checks name their code in `params.code`.
+export function zodIssuesToDetails(issues: readonly z.core.$ZodIssue[], prefix: readonly PropertyKey[] = []): ErrorDetail[] {
+  return issues.flatMap((issue) => {
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({
+        field: fieldPath([...prefix, ...issue.path, key]),
+        message: `Unrecognized field "${key}"`,
+        code: 'unrecognized' as const,
+      }));
+    }
+    if (issue.code === 'invalid_union' && issue.errors.length > 0) {
+      // Report the branch that got furthest: its issues are the most specific.
+      const best = [...issue.errors].sort((a, b) => depth(b) - depth(a))[0] ?? [];
+      return zodIssuesToDetails(best, [...prefix, ...issue.path]);
+    }
+    return [{ field: fieldPath([...prefix, ...issue.path]), message: issue.message, code: detailCode(issue) }];
+  });
+}
+
+function depth(issues: readonly z.core.$ZodIssue[]): number {
+  return Math.max(0, ...issues.map((i) => i.path.length));
+}
+
+export function fieldPath(path: readonly PropertyKey[]): string {
+  return path.map((p) => String(p)).join('.');
+}
+
+function detailCode(issue: z.core.$ZodIssue): DetailCode {
+  switch (issue.code) {
+    case 'invalid_type':
+      return issue.message === REQUIRED ? 'required' : 'invalid_type';
+    case 'too_small':
+      return 'too_small';
+    case 'too_big':
+      return issue.origin === 'string' ? 'too_long' : 'too_big';
+    case 'invalid_format':
+    case 'not_multiple_of':
+      return 'invalid_format';
+    case 'invalid_value':
+    case 'invalid_union':
+    case 'invalid_key':
+    case 'invalid_element':
+      return 'invalid_value';
+    case 'custom': {
+      const code = (issue.params as { code?: string } | undefined)?.code;
+      return (detailCodes as readonly string[]).includes(code ?? '') ? (code as DetailCode) : 'invalid_value';
+    }
+    default:
+      return 'invalid_value';
+  }
+}
+
+/** Parses service input, throwing SPEC's validation envelope with field paths on failure. */
+export function parseInput<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+  type: 'validation_error' | 'invalid_request' = 'validation_error',
+): z.output<S> {
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) throw validationFailed(zodIssuesToDetails(parsed.error.issues), type);
+  return parsed.data;
+}
+
+/** An IANA time zone name, validated by the runtime's own zone database. */
+export const ianaTimeZone = z.string().refine(isTimeZone, { message: 'must be an IANA time zone', params: { code: 'invalid_value' } });
+
+export function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return name.length > 0;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,6 @@
+// Side-effect imports of every domain's Pothos file, sorted; nothing else (STYLE).
+import '../apps/graphql.js';
+import '../auth/graphql.js';
+import { builder } from './builder.js';
+
+export const schema = builder.toSchema({ sortSchema: true });

@@ -1,0 +1,153 @@
+import { randomUUID } from 'node:crypto';
+import type { GraphQLSchema } from 'graphql';
+import { Hono, type MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { authenticate } from '../auth/oauth.js';
+import { AppError } from '../errors/app-error.js';
+import { toAppError } from '../graphql/errors.js';
+import { mountRoutes, type RestRoute } from '../rest/adapter.js';
+import { tokenHandler } from '../rest/oauth.js';
+import type { RequestContext, Runtime } from '../runtime.js';
+import { errorResponse, serverError } from './envelope.js';
+import { createGraphQLServer } from './graphql.js';
+import type { HttpEnv } from './types.js';
+
+const ONE_MIB = 1024 * 1024;
+
+/** Request id, context and access log: the first middleware of both listeners. */
+export function requestScope(runtime: Runtime): MiddlewareHandler<HttpEnv> {
+  return async (c, next) => {
+    const incoming = c.req.header('x-request-id');
+    const requestId = incoming && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+    const ctx: RequestContext = {
+      runtime,
+      requestId,
+      logger: runtime.logger.child({ requestId }),
+      auth: undefined,
+      loaders: new Map(),
+    };
+    c.set('requestId', requestId);
+    c.set('requestContext', ctx);
+    const started = performance.now();
+    await next();
+    c.res.headers.set('X-Request-Id', requestId);
+    ctx.logger.info(
+      { method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round((performance.now() - started) * 10) / 10, client: ctx.auth?.clientId },
+      'request',
+    );
+  };
+}
+
+/** Maps any thrown error to SPEC's envelope; unexpected ones are logged and say nothing of internals. */
+export function errorHandler(runtime: Runtime) {
+  return (error: Error, c: import('hono').Context<HttpEnv>) => {
+    const appError = toAppError(error);
+    if (appError && appError.type !== 'server_error') return errorResponse(appError, c.get('requestId'));
+    runtime.logger.error({ err: error, requestId: c.get('requestId') }, 'unhandled error');
+    return errorResponse(serverError(), c.get('requestId'));
+  };
+}
+
+export const tooLarge = bodyLimit({
+  maxSize: ONE_MIB,
+  onError: () => {
+    // The unread upload makes the connection unusable: tell the client not to reuse it.
+    throw new AppError('payload_too_large', 'Request body exceeds 1 MiB', { headers: { Connection: 'close' } });
+  },
+});
+
+/**
+ * Bearer authentication then rate limiting, for every authenticated request, REST and GraphQL
+ * alike (DESIGN sections 2 and 4). `shape` lets GraphQL answer 401 in its own error format.
+ */
+function requireAuth(runtime: Runtime, shape: 'rest' | 'graphql'): MiddlewareHandler<HttpEnv> {
+  return async (c, next) => {
+    const ctx = c.get('requestContext');
+    const result = await authenticate(runtime, c.req.header('authorization'));
+    if (!result.ok) {
+      const error = new AppError('unauthorized', result.message);
+      if (shape === 'rest') return errorResponse(error, ctx.requestId);
+      return c.json({ errors: [{ message: result.message, extensions: { code: 'unauthorized' } }] }, 401, {
+        'WWW-Authenticate': 'Bearer realm="switchboard"',
+      });
+    }
+    ctx.auth = result.auth;
+    const decision = await runtime.rateLimits.consume(result.auth.clientId, result.quota);
+    if (!decision.allowed) {
+      ctx.logger.info({ client: result.auth.clientId }, 'rate limit exceeded');
+      const error = new AppError('rate_limit_exceeded', 'Rate limit exceeded', { headers: decision.headers });
+      if (shape === 'rest') return errorResponse(error, ctx.requestId);
+      return c.json({ errors: [{ message: error.message, extensions: { code: error.type } }] }, 429, decision.headers);
+    }
+    await next();
+    for (const [name, value] of Object.entries(decision.headers)) c.res.headers.set(name, value);
+  };
+}
+
+/** GraphiQL in a browser is served without a token; every operation needs one. */
+const isGraphiQLPage = (c: import('hono').Context<HttpEnv>) =>
+  c.req.method === 'GET' && (c.req.header('accept') ?? '').includes('text/html') && !new URL(c.req.url).searchParams.has('query');
+
+export function createMainApp(runtime: Runtime, schema: GraphQLSchema, routes: readonly RestRoute[]): Hono<HttpEnv> {
+  const app = new Hono<HttpEnv>();
+  const yoga = createGraphQLServer(runtime, schema);
+  app.use('*', requestScope(runtime));
+  app.onError(errorHandler(runtime));
+  app.notFound(() => {
+    throw new AppError('not_found', 'No such path');
+  });
+
+  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.get('/readyz', async (c) => {
+    try {
+      await runtime.database.ping();
+      return c.json({ status: 'ready', database: runtime.database.kind });
+    } catch {
+      return c.json({ status: 'unavailable', database: runtime.database.kind }, 503);
+    }
+  });
+  app.get('/.well-known/jwks.json', (c) => c.json(runtime.keys.jwks));
+
+  const graphqlAuth = requireAuth(runtime, 'graphql');
+  app.use('/graphql', tooLarge, async (c, next) => (isGraphiQLPage(c) ? next() : graphqlAuth(c, next)));
+  app.on(['GET', 'POST'], '/graphql', (c) => yoga.fetch(c.req.raw, { requestContext: c.get('requestContext') }));
+  app.all('/graphql', () => {
+    throw new AppError('method_not_allowed', 'Use GET or POST');
+  });
+
+  const v1 = new Hono<HttpEnv>();
+  v1.use('*', tooLarge);
+  v1.post('/oauth/token', tokenHandler);
+  v1.all('/oauth/token', () => {
+    throw new AppError('method_not_allowed', 'Use POST');
+  });
+  v1.use('*', requireAuth(runtime, 'rest'));
+  mountRoutes(v1, schema, routes);
+  app.route('/api/v1', v1);
+  return app;
+}
+
+/** The video lookup host (SPEC: {video_url}/api/calls/{callId}); its routes come with the video domain. */
+export function createVideoApp(runtime: Runtime): Hono<HttpEnv> {
+  const app = new Hono<HttpEnv>();
+  app.use('*', requestScope(runtime));
+  app.onError((error, c) => {
+    const appError = toAppError(error);
+    if (!appError || appError.type === 'server_error') runtime.logger.error({ err: error }, 'unhandled error on video host');
+    const shown = appError && appError.type !== 'server_error' ? appError : serverError();
+    return c.json({ ok: false, error: { type: shown.type, message: shown.message } }, shown.status as 500);
+  });
+  app.notFound(() => {
+    throw new AppError('not_found', 'No such path');
+  });
+  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.get('/readyz', async (c) => {
+    try {
+      await runtime.database.ping();
+      return c.json({ status: 'ready' });
+    } catch {
+      return c.json({ status: 'unavailable' }, 503);
+    }
+  });
+  return app;
+}

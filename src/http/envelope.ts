@@ -1,0 +1,24 @@
+import { AppError, type ErrorDetail } from '../errors/app-error.js';
+
+// SPEC "Response envelope" and "Errors".
+export const timestamp = () => new Date().toISOString();
+
+export function errorEnvelope(error: AppError) {
+  return {
+    error: {
+      type: error.type,
+      message: error.message,
+      timestamp: timestamp(),
+      ...(error.details ? { details: error.details satisfies ErrorDetail[] } : {}),
+    },
+  };
+}
+
+export function errorResponse(error: AppError, requestId?: string): Response {
+  const headers = new Headers({ 'content-type': 'application/json; charset=utf-8', ...(error.headers ?? {}) });
+  if (requestId) headers.set('X-Request-Id', requestId);
+  if (error.status === 401 && !headers.has('WWW-Authenticate')) headers.set('WWW-Authenticate', 'Bearer realm="switchboard"');
+  return new Response(JSON.stringify(errorEnvelope(error)), { status: error.status, headers });
+}
+
+export const serverError = () => new AppError('server_error', 'Internal server error');

@@ -1,0 +1,65 @@
+import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
+import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
+import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
+import { GraphQLError, type GraphQLSchema } from 'graphql';
+import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import type { Runtime, RequestContext } from '../runtime.js';
+import { appErrorToGraphQL, toAppError } from '../graphql/errors.js';
+
+export interface YogaServerContext {
+  requestContext: RequestContext;
+}
+
+export const graphiqlExample = `# Switchboard GraphQL. Put your bearer token in the Headers tab:
+# { "Authorization": "Bearer <access_token>" }
+query Viewer {
+  viewer { clientId scopes apps }
+}
+`;
+
+/**
+ * graphql-yoga with the abuse limits composed as plugins (STYLE: cross-cutting concerns are
+ * plugins): aliases, tokens and directives here; depth and complexity in the Pothos builder.
+ */
+export function createGraphQLServer(runtime: Runtime, schema: GraphQLSchema): YogaServerInstance<YogaServerContext, RequestContext> {
+  const { config, logger } = runtime;
+  return createYoga<YogaServerContext, RequestContext>({
+    schema,
+    graphqlEndpoint: '/graphql',
+    landingPage: false,
+    logging: {
+      debug: (...args) => logger.debug({ yoga: args }, 'yoga'),
+      info: (...args) => logger.info({ yoga: args }, 'yoga'),
+      warn: (...args) => logger.warn({ yoga: args }, 'yoga'),
+      error: (...args) => logger.error({ yoga: args }, 'yoga'),
+    },
+    context: ({ requestContext }) => requestContext,
+    graphiql: {
+      title: 'Switchboard GraphQL',
+      defaultQuery: graphiqlExample,
+      headers: JSON.stringify({ Authorization: 'Bearer <access_token>' }),
+      shouldPersistHeaders: true,
+    },
+    plugins: [
+      maxAliasesPlugin({ n: config.GRAPHQL_MAX_ALIASES }),
+      maxTokensPlugin({ n: config.GRAPHQL_MAX_TOKENS }),
+      maxDirectivesPlugin({ n: 20 }),
+    ],
+    maskedErrors: {
+      maskError: (error) => {
+        const appError = toAppError(error);
+        if (appError) {
+          if (appError.type === 'server_error') logger.error({ err: appError }, 'server error in GraphQL');
+          return appErrorToGraphQL(appError, error instanceof GraphQLError ? error : undefined);
+        }
+        // Parse and validation errors (no original error) are the client's and safe to show.
+        if (error instanceof GraphQLError && !error.originalError) return error;
+        logger.error({ err: error instanceof GraphQLError ? (error.originalError ?? error) : error }, 'unexpected error in GraphQL');
+        return new GraphQLError('Internal server error', {
+          path: error instanceof GraphQLError ? error.path : undefined,
+          extensions: { code: 'server_error' },
+        });
+      },
+    },
+  });
+}

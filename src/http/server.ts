@@ -1,0 +1,44 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import type { Hono } from 'hono';
+import { schema } from '../graphql/schema.js';
+import { restRoutes } from '../rest/routes.js';
+import type { Runtime } from '../runtime.js';
+import { createMainApp, createVideoApp } from './app.js';
+import type { HttpEnv } from './types.js';
+
+export interface RunningServers {
+  mainPort: number;
+  videoPort: number;
+  /** Stops accepting, lets in-flight requests finish (up to the grace period), then closes. */
+  close(): Promise<void>;
+}
+
+function listen(app: Hono<HttpEnv>, port: number, hostname: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = serve({ fetch: app.fetch, port, hostname }, () => resolve(server as Server)) as Server;
+    server.once('error', reject);
+  });
+}
+
+export async function startServers(runtime: Runtime, ports: { main: number; video: number; host: string }): Promise<RunningServers> {
+  const main = await listen(createMainApp(runtime, schema, restRoutes), ports.main, ports.host);
+  const video = await listen(createVideoApp(runtime), ports.video, ports.host);
+  const closeOne = (server: Server) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(() => server.closeAllConnections(), runtime.config.SHUTDOWN_GRACE_MS);
+      server.close(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+      server.closeIdleConnections();
+    });
+  return {
+    mainPort: (main.address() as AddressInfo).port,
+    videoPort: (video.address() as AddressInfo).port,
+    close: async () => {
+      await Promise.all([closeOne(main), closeOne(video)]);
+    },
+  };
+}

@@ -1,0 +1,94 @@
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import type { z } from 'zod';
+import type { Db, Tx } from '../db/client.js';
+import { zodIssuesToDetails } from '../errors/zod-details.js';
+
+/**
+ * One NDJSON record type (DESIGN section 5): its zod schema (SPEC field names) and how it is
+ * upserted on `id` inside the import's transaction. Each domain registers its own in import.ts.
+ */
+export interface ImportType<S extends z.ZodType = z.ZodType> {
+  type: string;
+  schema: S;
+  write(tx: Tx, appId: string, records: z.output<S>[]): Promise<void>;
+}
+
+export class ImportLineError extends Error {
+  constructor(
+    readonly line: number,
+    message: string,
+  ) {
+    super(`line ${line}: ${message}`);
+    this.name = 'ImportLineError';
+  }
+}
+
+export interface ImportProgress {
+  (lines: number, done: boolean): void;
+}
+
+const BATCH = 500;
+
+/**
+ * Reads the whole file inside one transaction: a bad line aborts the import naming its line
+ * number and nothing is written. Records are written in batches per type, in file order
+ * across types, so later lines may refer to earlier ones.
+ */
+export async function importNdjson(args: {
+  db: Db;
+  appId: string;
+  input: Readable | string;
+  types: readonly ImportType[];
+  progress?: ImportProgress;
+}): Promise<Record<string, number>> {
+  const byName = new Map(args.types.map((t) => [t.type, t]));
+  const counts: Record<string, number> = {};
+  const stream = typeof args.input === 'string' ? createReadStream(args.input, 'utf8') : args.input;
+  await args.db.transaction(async (tx) => {
+    let pending: { type: ImportType; records: unknown[]; firstLine: number; lastLine: number } | undefined;
+    const flush = async () => {
+      if (!pending) return;
+      const batch = pending;
+      pending = undefined;
+      try {
+        await batch.type.write(tx, args.appId, batch.records);
+      } catch (error) {
+        const where = batch.firstLine === batch.lastLine ? '' : ` (in the batch of lines ${batch.firstLine}-${batch.lastLine})`;
+        throw new ImportLineError(batch.firstLine, `${batch.type.type} could not be written${where}: ${(error as Error).message}`);
+      }
+    };
+    let lineNo = 0;
+    for await (const line of createInterface({ input: stream, crlfDelay: Infinity })) {
+      lineNo += 1;
+      if (line.trim() === '') continue;
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        throw new ImportLineError(lineNo, 'not valid JSON');
+      }
+      const typeName = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
+      const importType = typeof typeName === 'string' ? byName.get(typeName) : undefined;
+      if (!importType) {
+        throw new ImportLineError(lineNo, `unknown record type ${JSON.stringify(typeName)} (expected one of ${[...byName.keys()].join(', ') || 'none registered'})`);
+      }
+      const { type: _type, ...fields } = value as Record<string, unknown>;
+      const parsed = importType.schema.safeParse(fields);
+      if (!parsed.success) {
+        const details = zodIssuesToDetails(parsed.error.issues).map((d) => `${d.field || '(record)'}: ${d.message}`);
+        throw new ImportLineError(lineNo, `invalid ${importType.type}: ${details.join('; ')}`);
+      }
+      if (pending && (pending.type !== importType || pending.records.length >= BATCH)) await flush();
+      pending ??= { type: importType, records: [], firstLine: lineNo, lastLine: lineNo };
+      pending.records.push(parsed.data);
+      pending.lastLine = lineNo;
+      counts[importType.type] = (counts[importType.type] ?? 0) + 1;
+      if (lineNo % 1000 === 0) args.progress?.(lineNo, false);
+    }
+    await flush();
+    args.progress?.(lineNo, true);
+  });
+  return counts;
+}

@@ -1,0 +1,151 @@
+import {
+  execute,
+  Kind,
+  parse,
+  validate,
+  type DocumentNode,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
+import type { Context as HonoContext, Hono } from 'hono';
+import { AppError, validationFailed, type ErrorType } from '../errors/app-error.js';
+import { toAppError } from '../graphql/errors.js';
+import { validationErrorType } from '../graphql/builder.js';
+import { errorResponse, serverError, timestamp } from '../http/envelope.js';
+import type { HttpEnv } from '../http/types.js';
+import { coerceVariables } from './variables.js';
+
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+export interface RestResult {
+  status?: number;
+  body: unknown;
+}
+
+/**
+ * A v1 path mapped onto the schema: the route supplies a GraphQL document and shapes its
+ * result into SPEC's envelope; auth, validation and logic run in the schema (STYLE "One way in").
+ */
+export interface RestRoute<TData = Record<string, unknown>> {
+  method: Method;
+  /** Hono path relative to /api/v1, e.g. /analytics/:appId/messages */
+  path: string;
+  /** Sent identically every time, so it is parsed and validated once (PITFALLS: yoga caches). */
+  document: string;
+  /**
+   * How the JSON body becomes variables: 'spread' merges its keys, a variable name puts the
+   * whole body there (field paths in errors are then relative to the body).
+   */
+  body?: 'spread' | { variable: string };
+  /** error.type for a body that is not JSON (SPEC names it per endpoint). */
+  invalidJson?: ErrorType;
+  /** Query parameters renamed onto variables, e.g. { reason: 'queryReason' }. */
+  queryAliases?: Record<string, string>;
+  respond: (data: TData) => RestResult;
+}
+
+export const defineRoute = <TData>(route: RestRoute<TData>) => route as unknown as RestRoute;
+
+interface PreparedRoute {
+  route: RestRoute;
+  document: DocumentNode;
+  operation: OperationDefinitionNode;
+  rootErrorType: 'validation_error' | 'invalid_request';
+}
+
+export function prepareRoute(schema: GraphQLSchema, route: RestRoute): PreparedRoute {
+  const document = parse(route.document);
+  const errors = validate(schema, document);
+  if (errors.length > 0) throw new Error(`REST route ${route.method} ${route.path}: ${errors.map((e) => e.message).join('; ')}`);
+  const operation = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)!;
+  const rootType = operation.operation === 'mutation' ? schema.getMutationType()! : schema.getQueryType()!;
+  const firstField = operation.selectionSet.selections.find((s) => s.kind === Kind.FIELD);
+  const fieldName = firstField && firstField.kind === Kind.FIELD ? firstField.name.value : '';
+  return { route, document, operation, rootErrorType: validationErrorType({ parentType: rootType, fieldName }) };
+}
+
+export function mountRoutes(app: Hono<HttpEnv>, schema: GraphQLSchema, routes: readonly RestRoute[]): void {
+  const paths = new Set<string>();
+  for (const route of routes) {
+    const prepared = prepareRoute(schema, route);
+    app.on(route.method, route.path, (c) => runRoute(c, schema, prepared));
+    paths.add(route.path);
+  }
+  // Registered after every method's handler: a known path with another method is a 405.
+  for (const path of paths) {
+    app.all(path, () => {
+      throw new AppError('method_not_allowed', 'Method not allowed on this path');
+    });
+  }
+}
+
+async function runRoute(c: HonoContext<HttpEnv>, schema: GraphQLSchema, prepared: PreparedRoute): Promise<Response> {
+  const { route, document, operation } = prepared;
+  const ctx = c.get('requestContext');
+  const raw: Record<string, unknown> = {};
+  const fromStrings = new Set<string>();
+  const url = new URL(c.req.url);
+  for (const [key, value] of url.searchParams) {
+    const name = route.queryAliases?.[key] ?? key;
+    raw[name] = value;
+    fromStrings.add(name);
+  }
+  for (const [key, value] of Object.entries(c.req.param() as Record<string, string>)) {
+    raw[key] = value;
+    fromStrings.add(key);
+  }
+  let bodyVariable: string | undefined;
+  if (route.body) {
+    const body = await readJsonBody(c, route.invalidJson ?? 'invalid_request');
+    if (route.body === 'spread') {
+      if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
+        throw new AppError(route.invalidJson ?? 'invalid_request', 'Body must be a JSON object');
+      }
+      for (const [key, value] of Object.entries((body ?? {}) as Record<string, unknown>)) {
+        if (!fromStrings.has(key) || raw[key] === undefined) raw[key] = value;
+      }
+    } else {
+      bodyVariable = route.body.variable;
+      raw[bodyVariable] = body ?? {};
+    }
+  }
+  const { values, details } = coerceVariables(schema, operation.variableDefinitions ?? [], raw, fromStrings);
+  if (details.length > 0) throw validationFailed(stripPrefix(details, bodyVariable), prepared.rootErrorType);
+
+  const result = await execute({ schema, document, variableValues: values, contextValue: ctx });
+  if (result.errors && result.errors.length > 0) {
+    const first = result.errors[0]!;
+    const appError = toAppError(first);
+    if (!appError) {
+      ctx.logger.error({ err: first.originalError ?? first, path: first.path }, 'unexpected error in REST route');
+      throw serverError();
+    }
+    if (appError.details && bodyVariable) {
+      throw new AppError(appError.type, appError.message, { ...appError, details: stripPrefix(appError.details, bodyVariable) });
+    }
+    throw appError;
+  }
+  const { status = 200, body } = route.respond(result.data as Record<string, unknown>);
+  return c.json(body as object, status as 200);
+}
+
+function stripPrefix<T extends { field: string }>(details: T[], variable: string | undefined): T[] {
+  if (!variable) return details;
+  return details.map((d) => ({ ...d, field: d.field === variable ? '' : d.field.replace(new RegExp(`^${variable}\\.`), '') }));
+}
+
+/** Reads a JSON body; an empty body is undefined; anything unparsable is `invalidJson`. */
+export async function readJsonBody(c: HonoContext<HttpEnv>, invalidJson: ErrorType): Promise<unknown> {
+  const text = await c.req.text();
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new AppError(invalidJson, 'Request body is not valid JSON');
+  }
+}
+
+/** SPEC: most responses carry meta.timestamp; scheduled-call and availability ones do not. */
+export const withMeta = (data: unknown, extra: Record<string, unknown> = {}) => ({ data, meta: { timestamp: timestamp() }, ...extra });
+
+export { errorResponse };

@@ -1,0 +1,62 @@
+import type { Context as HonoContext } from 'hono';
+import { issueToken, type ClientCredentials } from '../auth/oauth.js';
+import { AppError } from '../errors/app-error.js';
+import type { HttpEnv } from '../http/types.js';
+import { defineRoute, readJsonBody, withMeta } from './adapter.js';
+
+export const revokeRoute = defineRoute<{ revokeToken: boolean }>({
+  method: 'POST',
+  path: '/oauth/revoke',
+  document: 'mutation RestRevokeToken($token: String!) { revokeToken(token: $token) }',
+  body: 'spread',
+  invalidJson: 'invalid_request',
+  respond: () => ({ body: withMeta({}) }),
+});
+
+/**
+ * POST /oauth/token is the one v1 path that does not run through the schema: it authenticates
+ * the client itself (RFC 6749 client credentials) before any bearer context exists.
+ * Accepts JSON, form bodies and HTTP Basic client authentication (DESIGN section 2).
+ */
+export async function tokenHandler(c: HonoContext<HttpEnv>): Promise<Response> {
+  const runtime = c.get('requestContext').runtime;
+  const contentType = c.req.header('content-type') ?? '';
+  let fields: Record<string, unknown> = {};
+  if (contentType.includes('application/x-www-form-urlencoded')) {
+    fields = Object.fromEntries(new URLSearchParams(await c.req.text()));
+  } else {
+    const body = await readJsonBody(c, 'invalid_request');
+    if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
+      throw new AppError('invalid_request', 'Body must be a JSON object');
+    }
+    fields = (body ?? {}) as Record<string, unknown>;
+  }
+  const basic = parseBasic(c.req.header('authorization'));
+  const text = (value: unknown) => (typeof value === 'string' && value.length > 0 ? value : undefined);
+  const credentials: ClientCredentials = {
+    grantType: text(fields.grant_type),
+    clientId: basic?.clientId ?? text(fields.client_id),
+    clientSecret: basic?.clientSecret ?? text(fields.client_secret),
+    viaBasic: basic !== undefined,
+  };
+  const token = await issueToken(runtime, credentials);
+  c.header('Cache-Control', 'no-store');
+  return c.json(withMeta(token));
+}
+
+function parseBasic(header: string | undefined): { clientId: string; clientSecret: string } | undefined {
+  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? '');
+  if (!match) return undefined;
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  // RFC 6749 2.3.1: both parts are form-urlencoded before encoding.
+  const unescape = (s: string) => {
+    try {
+      return decodeURIComponent(s.replace(/\+/g, ' '));
+    } catch {
+      return s;
+    }
+  };
+  return { clientId: unescape(decoded.slice(0, colon)), clientSecret: unescape(decoded.slice(colon + 1)) };
+}

@@ -1,0 +1,5 @@
+import type { RestRoute } from './adapter.js';
+import { revokeRoute } from './oauth.js';
+
+// Every v1 path that runs through the schema; each domain contributes its own list.
+export const restRoutes: readonly RestRoute[] = [revokeRoute];

@@ -1,0 +1,60 @@
+import {
+  coerceInputValue,
+  getNamedType,
+  isListType,
+  isNonNullType,
+  typeFromAST,
+  type GraphQLInputType,
+  type GraphQLSchema,
+  type VariableDefinitionNode,
+} from 'graphql';
+import type { ErrorDetail } from '../errors/app-error.js';
+
+/**
+ * Turns raw REST input (path and query strings, a JSON body) into GraphQL variables, checking
+ * them against the operation's variable types so a bad value is reported with its field path
+ * (DESIGN section 3) instead of as a GraphQL coercion message.
+ */
+export function coerceVariables(
+  schema: GraphQLSchema,
+  definitions: readonly VariableDefinitionNode[],
+  raw: Record<string, unknown>,
+  fromStrings: ReadonlySet<string>,
+): { values: Record<string, unknown>; details: ErrorDetail[] } {
+  const values: Record<string, unknown> = {};
+  const details: ErrorDetail[] = [];
+  for (const definition of definitions) {
+    const name = definition.variable.name.value;
+    const type = typeFromAST(schema, definition.type) as GraphQLInputType | undefined;
+    if (!type) continue;
+    let value = raw[name];
+    if (value === undefined || (value === '' && fromStrings.has(name))) {
+      if (isNonNullType(type)) details.push({ field: name, code: 'required', message: 'Required' });
+      continue;
+    }
+    if (fromStrings.has(name) && typeof value === 'string') value = fromQueryString(value, type);
+    coerceInputValue(value, type, (path, _invalid, error) => {
+      details.push({ field: [name, ...path].join('.'), ...describe(error.message) });
+    });
+    values[name] = value;
+  }
+  return { values, details };
+}
+
+function fromQueryString(value: string, type: GraphQLInputType): unknown {
+  const named = getNamedType(type).name;
+  if (isListType(isNonNullType(type) ? type.ofType : type)) return value.split(',').map((v) => v.trim()).filter(Boolean);
+  if ((named === 'Int' || named === 'Float') && /^-?\d+(\.\d+)?$/.test(value.trim())) return Number(value);
+  if (named === 'Boolean' && (value === 'true' || value === 'false')) return value === 'true';
+  return value;
+}
+
+function describe(message: string): Pick<ErrorDetail, 'code' | 'message'> {
+  if (/was not provided|of required type/.test(message)) return { code: 'required', message: 'Required' };
+  if (/is not defined by type/.test(message)) return { code: 'unrecognized', message: 'Unrecognized field' };
+  if (/cannot represent non-integer|cannot represent non-numeric|cannot represent a non boolean|cannot represent a non string|Expected type/i.test(message)) {
+    return { code: 'invalid_type', message: message.replace(/;.*$/, '') };
+  }
+  if (/Value "[^"]*" does not exist in/.test(message)) return { code: 'invalid_value', message };
+  return { code: 'invalid_type', message };
+}

@@ -1,0 +1,36 @@
+import type { RateLimits } from './auth/rate-limit.js';
+import type { SigningKeys } from './auth/keys.js';
+import type { AuthContext, TokenSettings } from './auth/tokens.js';
+import type { Config } from './config.js';
+import type { Database } from './db/client.js';
+import type { Logger } from './log.js';
+
+/** Process-wide dependencies, built once in main.ts (or by the test server). */
+export interface Runtime {
+  config: Config;
+  logger: Logger;
+  database: Database;
+  keys: SigningKeys;
+  tokens: TokenSettings;
+  rateLimits: RateLimits;
+}
+
+/** What a service call knows about its caller: the GraphQL context and the service `ctx`. */
+export interface RequestContext {
+  runtime: Runtime;
+  requestId: string;
+  logger: Logger;
+  /** Present on every authenticated request; the token endpoint runs without one. */
+  auth: AuthContext | undefined;
+  /** Per-request memo (DataLoaders live here; PITFALLS: never a long-lived cache). */
+  loaders: Map<string, unknown>;
+}
+
+export function loader<T>(ctx: RequestContext, key: string, create: () => T): T {
+  let value = ctx.loaders.get(key) as T | undefined;
+  if (value === undefined) {
+    value = create();
+    ctx.loaders.set(key, value);
+  }
+  return value;
+}

@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectErrorEnvelope, request } from '../helpers/http.js';
+import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let tenant: Tenant;
+
+beforeAll(async () => {
+  server = await startTestServer({ TOKEN_FAILURES_PER_15MIN: '3' });
+  tenant = await server.tenant({ scopes: ['oauth:revoke'] });
+});
+afterAll(() => server.close());
+
+const token = (init: Parameters<typeof request>[1]) => request(`${server.url}/api/v1/oauth/token`, { method: 'POST', ...init });
+
+// SPEC "Errors": every row that concerns the token and revoke endpoints.
+describe('POST /oauth/token errors', () => {
+  it('400 invalid_request for a body that is not JSON', async () => {
+    const res = await token({ body: '{"grant_type": ', headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(400);
+    expectErrorEnvelope(res.body, 'invalid_request');
+  });
+
+  it.each([['password'], ['authorization_code'], [undefined]])('400 unsupported_grant_type for grant_type %s', async (grant) => {
+    const res = await token({ json: { grant_type: grant, client_id: tenant.clientId, client_secret: tenant.clientSecret } });
+    expect(res.status).toBe(400);
+    expectErrorEnvelope(res.body, 'unsupported_grant_type');
+  });
+
+  it.each([
+    [{ client_secret: 'x' }, 'client_id'],
+    [{ client_id: 'x' }, 'client_secret'],
+    [{}, 'client_id'],
+  ])('400 invalid_client when a credential is missing (%j)', async (fields, field) => {
+    const res = await token({ json: { grant_type: 'client_credentials', ...fields } });
+    expect(res.status).toBe(400);
+    expectErrorEnvelope(res.body, 'invalid_client');
+    expect(res.body.error.details).toContainEqual({ field, code: 'required', message: expect.any(String) });
+  });
+
+  it('401 invalid_client for an unknown client', async () => {
+    const res = await token({ json: { grant_type: 'client_credentials', client_id: 'sbc_nobody', client_secret: 'x' } });
+    expect(res.status).toBe(401);
+    expectErrorEnvelope(res.body, 'invalid_client');
+  });
+
+  it('401 invalid_client for a wrong secret, with a Basic challenge when Basic was used', async () => {
+    const res = await token({ json: { grant_type: 'client_credentials', client_id: tenant.clientId, client_secret: 'wrong' } });
+    expect(res.status).toBe(401);
+    expectErrorEnvelope(res.body, 'invalid_client');
+    const basic = Buffer.from(`${tenant.clientId}:wrong`).toString('base64');
+    const viaBasic = await token({ body: 'grant_type=client_credentials', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${basic}` } });
+    expect(viaBasic.status).toBe(401);
+    expect(viaBasic.headers.get('www-authenticate')).toMatch(/^Basic/);
+  });
+
+  it('429 after repeated failures for one client id, even with the right secret, with Retry-After', async () => {
+    const victim = await server.tenant({ scopes: ['oauth:revoke'] });
+    for (let i = 0; i < 3; i++) {
+      const res = await token({ json: { grant_type: 'client_credentials', client_id: victim.clientId, client_secret: `guess-${i}` } });
+      expect(res.status).toBe(401);
+    }
+    const res = await token({ json: { grant_type: 'client_credentials', client_id: victim.clientId, client_secret: victim.clientSecret } });
+    expect(res.status).toBe(429);
+    expectErrorEnvelope(res.body, 'rate_limit_exceeded');
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+});
+
+describe('POST /oauth/revoke errors', () => {
+  const revoke = (init: Parameters<typeof request>[1]) => request(`${server.url}/api/v1/oauth/revoke`, { method: 'POST', ...init });
+
+  it('400 invalid_request when token is missing', async () => {
+    const res = await revoke({ token: tenant.accessToken, json: {} });
+    expect(res.status).toBe(400);
+    expectErrorEnvelope(res.body, 'invalid_request');
+    expect(res.body.error.details).toEqual([{ field: 'token', code: 'required', message: expect.any(String) }]);
+  });
+
+  it('400 invalid_request for an empty token or a token of the wrong type', async () => {
+    for (const value of ['', 42]) {
+      const res = await revoke({ token: tenant.accessToken, json: { token: value } });
+      expect(res.status).toBe(400);
+      expectErrorEnvelope(res.body, 'invalid_request');
+      expect(res.body.error.details[0].field).toBe('token');
+    }
+  });
+
+  it('400 invalid_request for a body that is not JSON', async () => {
+    const res = await revoke({ token: tenant.accessToken, body: 'token=', headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(400);
+    expectErrorEnvelope(res.body, 'invalid_request');
+  });
+
+  it('401 unauthorized without a bearer token, with WWW-Authenticate: Bearer', async () => {
+    const res = await revoke({ json: { token: 'x' } });
+    expect(res.status).toBe(401);
+    expectErrorEnvelope(res.body, 'unauthorized');
+    expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
+  });
+
+  it('403 forbidden without the oauth:revoke scope', async () => {
+    const reader = await server.tenant({ scopes: ['messages:read'] });
+    const res = await revoke({ token: reader.accessToken, json: { token: reader.accessToken } });
+    expect(res.status).toBe(403);
+    expectErrorEnvelope(res.body, 'forbidden');
+  });
+});

@@ -1,0 +1,98 @@
+import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request } from '../helpers/http.js';
+import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let tenant: Tenant;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  tenant = await server.tenant({ scopes: ['oauth:revoke', 'messages:read'] });
+});
+afterAll(() => server.close());
+
+const tokenUrl = () => `${server.url}/api/v1/oauth/token`;
+
+describe('POST /oauth/token', () => {
+  it('issues a Bearer token from a JSON body, enveloped with meta.timestamp', async () => {
+    const res = await request(tokenUrl(), {
+      json: { grant_type: 'client_credentials', client_id: tenant.clientId, client_secret: tenant.clientSecret },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ access_token: expect.any(String), token_type: 'Bearer', expires_in: 3600 });
+    expect(Date.parse(res.body.meta.timestamp)).not.toBeNaN();
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('x-ratelimit-limit')).toBeNull();
+  });
+
+  it('signs with ES256 and carries the claims DESIGN section 2 lists', async () => {
+    const token = await tenant.token();
+    expect(decodeProtectedHeader(token).alg).toBe('ES256');
+    const claims = decodeJwt(token);
+    expect(claims).toMatchObject({ iss: 'switchboard', aud: 'switchboard-api', sub: tenant.clientId, scope: 'oauth:revoke messages:read', apps: [tenant.appId] });
+    expect(typeof claims.jti).toBe('string');
+    expect(claims.exp! - claims.iat!).toBe(3600);
+  });
+
+  it('accepts a form-urlencoded body', async () => {
+    const body = new URLSearchParams({ grant_type: 'client_credentials', client_id: tenant.clientId, client_secret: tenant.clientSecret });
+    const res = await request(tokenUrl(), { body: body.toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(res.status).toBe(200);
+    expect(res.body.data.token_type).toBe('Bearer');
+  });
+
+  it('accepts HTTP Basic client authentication', async () => {
+    const basic = Buffer.from(`${encodeURIComponent(tenant.clientId)}:${encodeURIComponent(tenant.clientSecret)}`).toString('base64');
+    const res = await request(tokenUrl(), {
+      body: 'grant_type=client_credentials',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${basic}` },
+    });
+    expect(res.status).toBe(200);
+    expect(decodeJwt(res.body.data.access_token).sub).toBe(tenant.clientId);
+  });
+
+  it('publishes the verification keys at /.well-known/jwks.json', async () => {
+    const res = await request(`${server.url}/.well-known/jwks.json`);
+    expect(res.status).toBe(200);
+    const kid = decodeProtectedHeader(tenant.accessToken).kid;
+    expect(res.body.keys).toContainEqual(expect.objectContaining({ kid, kty: 'EC', crv: 'P-256', alg: 'ES256' }));
+    expect(res.body.keys.every((k: { d?: string }) => k.d === undefined)).toBe(true);
+  });
+});
+
+describe('POST /oauth/revoke', () => {
+  it('revokes a token: 200 with an empty data object, then the token is refused', async () => {
+    const victim = await tenant.token();
+    const before = await request(`${server.url}/graphql`, { token: victim, json: { query: '{ viewer { clientId } }' } });
+    expect(before.status).toBe(200);
+    const res = await request(`${server.url}/api/v1/oauth/revoke`, { token: tenant.accessToken, json: { token: victim } });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ data: {}, meta: { timestamp: expect.any(String) } });
+    const after = await request(`${server.url}/graphql`, { token: victim, json: { query: '{ viewer { clientId } }' } });
+    expect(after.status).toBe(401);
+  });
+
+  it('a token can revoke itself and is refused on the next request', async () => {
+    const self = await tenant.token();
+    expect((await request(`${server.url}/api/v1/oauth/revoke`, { token: self, json: { token: self } })).status).toBe(200);
+    const again = await request(`${server.url}/api/v1/oauth/revoke`, { token: self, json: { token: self } });
+    expect(again.status).toBe(401);
+    expect(again.body.error.type).toBe('unauthorized');
+  });
+
+  it('succeeds for an invalid or already revoked token', async () => {
+    for (const token of ['not-a-jwt', 'a.b.c', tenant.accessToken.slice(0, -4) + 'AAAA']) {
+      const res = await request(`${server.url}/api/v1/oauth/revoke`, { token: tenant.accessToken, json: { token } });
+      expect(res.status).toBe(200);
+    }
+  });
+
+  it("revoking another client's token succeeds and changes nothing", async () => {
+    const other = await server.tenant({ scopes: ['oauth:revoke'] });
+    const res = await request(`${server.url}/api/v1/oauth/revoke`, { token: tenant.accessToken, json: { token: other.accessToken } });
+    expect(res.status).toBe(200);
+    const still = await request(`${server.url}/graphql`, { token: other.accessToken, json: { query: '{ viewer { clientId } }' } });
+    expect(still.status).toBe(200);
+  });
+});

@@ -1,0 +1,110 @@
+import { decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectErrorEnvelope, gql, request } from '../helpers/http.js';
+import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let tenant: Tenant;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  tenant = await server.tenant({ scopes: ['oauth:revoke', 'messages:read'] });
+});
+afterAll(() => server.close());
+
+const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+function claimsOf(token: string) {
+  return decodeJwt(token) as Record<string, unknown>;
+}
+
+async function signWith(key: CryptoKey, kid: string, claims: Record<string, unknown>) {
+  return new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid }).sign(key);
+}
+
+const attacks: [string, () => Promise<string>][] = [
+  ['no token at all', async () => ''],
+  ['garbage', async () => 'not.a.jwt'],
+  ['alg none', async () => `${b64({ alg: 'none', typ: 'JWT' })}.${b64(claimsOf(tenant.accessToken))}.`],
+  [
+    'tampered claims (extra app) with the original signature',
+    async () => {
+      const [h, , s] = tenant.accessToken.split('.');
+      const claims = { ...claimsOf(tenant.accessToken), apps: [tenant.appId, '00000000-0000-4000-8000-000000000000'], scope: 'scheduling:write' };
+      return `${h}.${b64(claims)}.${s}`;
+    },
+  ],
+  [
+    'signed by a foreign key with the real kid',
+    async () => {
+      const { privateKey } = await generateKeyPair('ES256');
+      return signWith(privateKey, decodeProtectedHeader(tenant.accessToken).kid!, claimsOf(tenant.accessToken));
+    },
+  ],
+  [
+    'HS256 signed with the public JWK as the secret (algorithm confusion)',
+    async () => {
+      const jwks = (await request(`${server.url}/.well-known/jwks.json`)).body;
+      const secret = new TextEncoder().encode(JSON.stringify(jwks.keys[0]));
+      return new SignJWT(claimsOf(tenant.accessToken)).setProtectedHeader({ alg: 'HS256', kid: jwks.keys[0].kid }).sign(secret);
+    },
+  ],
+  [
+    'expired (signed by the real key)',
+    async () => {
+      const now = Math.floor(Date.now() / 1000);
+      return signWith(server.runtime.keys.privateKey, server.runtime.keys.kid, { ...claimsOf(tenant.accessToken), iat: now - 7200, exp: now - 3600 });
+    },
+  ],
+  [
+    'wrong audience (signed by the real key)',
+    async () => signWith(server.runtime.keys.privateKey, server.runtime.keys.kid, { ...claimsOf(tenant.accessToken), aud: 'someone-else' }),
+  ],
+  [
+    'wrong issuer (signed by the real key)',
+    async () => signWith(server.runtime.keys.privateKey, server.runtime.keys.kid, { ...claimsOf(tenant.accessToken), iss: 'evil' }),
+  ],
+];
+
+describe('JWT attacks are 401 unauthorized on REST and GraphQL', () => {
+  it.each(attacks)('%s', async (_name, make) => {
+    const token = await make();
+    const rest = await request(`${server.url}/api/v1/oauth/revoke`, { token: token || undefined, json: { token: 'x' } });
+    expect(rest.status).toBe(401);
+    expectErrorEnvelope(rest.body, 'unauthorized');
+    expect(rest.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    const graph = await gql(server.url, token || undefined, '{ viewer { clientId } }');
+    expect(graph.status).toBe(401);
+    expect(graph.body.errors?.[0]?.extensions?.code).toBe('unauthorized');
+  });
+
+  it('the untampered token works (control)', async () => {
+    const graph = await gql(server.url, tenant.accessToken, '{ viewer { clientId } }');
+    expect(graph.status).toBe(200);
+  });
+});
+
+describe('scopes and tenancy are 403 forbidden on REST and GraphQL', () => {
+  it('REST: missing scope', async () => {
+    const res = await request(`${server.url}/api/v1/oauth/revoke`, { token: (await server.tenant({ scopes: ['messages:read'] })).accessToken, json: { token: 'x' } });
+    expect(res.status).toBe(403);
+    expectErrorEnvelope(res.body, 'forbidden');
+  });
+
+  it('GraphQL: missing scope', async () => {
+    const reader = await server.tenant({ scopes: ['messages:read'] });
+    const res = await gql(server.url, reader.accessToken, 'mutation { revokeToken(token: "x") }');
+    expect(res.status).toBe(403);
+    expect(res.body.errors?.[0]?.extensions?.code).toBe('forbidden');
+  });
+
+  it("GraphQL: another app's id", async () => {
+    const other = await server.tenant();
+    const res = await gql(server.url, tenant.accessToken, 'query($id: ID!) { app(appId: $id) { id name } }', { id: other.appId });
+    expect(res.status).toBe(403);
+    expect(res.body.errors?.[0]?.extensions?.code).toBe('forbidden');
+    expect(res.body.data).toBeNull();
+    const own = await gql(server.url, tenant.accessToken, 'query($id: ID!) { app(appId: $id) { id } }', { id: tenant.appId });
+    expect(own.body.data.app.id).toBe(tenant.appId);
+  });
+});

@@ -1,0 +1,63 @@
+import { request as httpRequest } from 'node:http';
+
+/** Small fetch wrappers for tests: JSON in, status + headers + parsed body out. */
+export interface JsonResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export async function request<T = any>(
+  url: string,
+  init: { method?: string; token?: string; json?: unknown; body?: string; headers?: Record<string, string> } = {},
+): Promise<JsonResponse<T>> {
+  const headers: Record<string, string> = { ...(init.headers ?? {}) };
+  if (init.token) headers.authorization = `Bearer ${init.token}`;
+  let body = init.body;
+  if (init.json !== undefined) {
+    body = JSON.stringify(init.json);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await fetch(url, { method: init.method ?? (body !== undefined ? 'POST' : 'GET'), headers, body });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    // leave as text
+  }
+  return { status: res.status, headers: res.headers, body: parsed as T };
+}
+
+export async function gql<T = any>(url: string, token: string | undefined, query: string, variables?: Record<string, unknown>) {
+  return request<{ data?: T; errors?: { message: string; extensions?: Record<string, any> }[] }>(`${url}/graphql`, {
+    token,
+    json: { query, variables },
+  });
+}
+
+/** A request on its own connection (for bodies the server refuses before reading them). */
+export function requestOnce(url: string, init: { method?: string; headers?: Record<string, string>; body: string }): Promise<JsonResponse> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: init.method ?? 'POST', headers: init.headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        const headers = new Headers(Object.entries(res.headers).map(([k, v]) => [k, String(v)]));
+        resolve({ status: res.statusCode ?? 0, headers, body: text ? JSON.parse(text) : undefined });
+      });
+    });
+    // The server may answer and close before the whole body is written.
+    req.on('error', (error: NodeJS.ErrnoException) => (error.code === 'EPIPE' || error.code === 'ECONNRESET' ? undefined : reject(error)));
+    req.end(init.body);
+  });
+}
+
+/** SPEC's error envelope, asserted loosely: type, message, ISO timestamp. */
+export function expectErrorEnvelope(body: any, type: string) {
+  if (!body?.error) throw new Error(`expected an error envelope, got ${JSON.stringify(body)}`);
+  if (body.error.type !== type) throw new Error(`expected error.type ${type}, got ${body.error.type}: ${JSON.stringify(body)}`);
+  if (typeof body.error.message !== 'string' || !body.error.message) throw new Error('error.message missing');
+  if (Number.isNaN(Date.parse(body.error.timestamp))) throw new Error('error.timestamp is not ISO 8601');
+}

@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectErrorEnvelope, request, requestOnce } from '../helpers/http.js';
+import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let tenant: Tenant;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  tenant = await server.tenant();
+});
+afterAll(() => server.close());
+
+describe('the HTTP edge', () => {
+  it('GET /healthz and /readyz on both listeners', async () => {
+    for (const base of [server.url, server.videoUrl]) {
+      expect((await request(`${base}/healthz`)).status).toBe(200);
+      const ready = await request(`${base}/readyz`);
+      expect(ready.status).toBe(200);
+      expect(ready.body.status).toBe('ready');
+    }
+  });
+
+  it('every response carries X-Request-Id; a sane incoming one is echoed', async () => {
+    const res = await request(`${server.url}/healthz`);
+    expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const echoed = await request(`${server.url}/healthz`, { headers: { 'x-request-id': 'trace-abc.123' } });
+    expect(echoed.headers.get('x-request-id')).toBe('trace-abc.123');
+    const refused = await request(`${server.url}/healthz`, { headers: { 'x-request-id': 'bad id with spaces' } });
+    expect(refused.headers.get('x-request-id')).not.toBe('bad id with spaces');
+  });
+
+  it('404 not_found for an unknown path, in the envelope', async () => {
+    const res = await request(`${server.url}/nowhere`);
+    expect(res.status).toBe(404);
+    expectErrorEnvelope(res.body, 'not_found');
+    expect(res.headers.get('x-request-id')).toBeTruthy();
+  });
+
+  it('405 method_not_allowed for a known path with another method', async () => {
+    const revoke = await request(`${server.url}/api/v1/oauth/revoke`, { method: 'GET', token: tenant.accessToken });
+    expect(revoke.status).toBe(405);
+    expectErrorEnvelope(revoke.body, 'method_not_allowed');
+    const token = await request(`${server.url}/api/v1/oauth/token`, { method: 'DELETE' });
+    expect(token.status).toBe(405);
+    expectErrorEnvelope(token.body, 'method_not_allowed');
+    const graphql = await request(`${server.url}/graphql`, { method: 'PUT', token: tenant.accessToken, body: '{}' });
+    expect(graphql.status).toBe(405);
+  });
+
+  it('413 payload_too_large for a body over 1 MiB, on REST and GraphQL', async () => {
+    const big = JSON.stringify({ token: 'x'.repeat(1024 * 1024 + 10) });
+    const json = { 'content-type': 'application/json' };
+    const rest = await requestOnce(`${server.url}/api/v1/oauth/revoke`, { body: big, headers: { ...json, authorization: `Bearer ${tenant.accessToken}` } });
+    expect(rest.status).toBe(413);
+    expectErrorEnvelope(rest.body, 'payload_too_large');
+    expect(rest.headers.get('connection')).toBe('close');
+    const tokenEndpoint = await requestOnce(`${server.url}/api/v1/oauth/token`, { body: big, headers: json });
+    expect(tokenEndpoint.status).toBe(413);
+    const graphql = await requestOnce(`${server.url}/graphql`, {
+      body: JSON.stringify({ query: `{ viewer { clientId } } #${'x'.repeat(1024 * 1024)}` }),
+      headers: { ...json, authorization: `Bearer ${tenant.accessToken}` },
+    });
+    expect(graphql.status).toBe(413);
+    // Just under the limit is read and answered normally.
+    const fits = await request(`${server.url}/api/v1/oauth/revoke`, { token: tenant.accessToken, json: { token: 'x'.repeat(1024 * 1000) } });
+    expect(fits.status).toBe(200);
+  });
+
+  it('malformed JSON is a 400, never a 500', async () => {
+    for (const body of ['{', '[1,', 'null', '"str"', '[]', '\u0000']) {
+      const res = await request(`${server.url}/api/v1/oauth/revoke`, { token: tenant.accessToken, body, headers: { 'content-type': 'application/json' } });
+      expect(res.status, body).toBe(400);
+      expectErrorEnvelope(res.body, 'invalid_request');
+    }
+  });
+
+  it('GraphiQL is served to a browser without a token', async () => {
+    const res = await fetch(`${server.url}/graphql`, { headers: { accept: 'text/html' } });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('Switchboard GraphQL');
+  });
+});

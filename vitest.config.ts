@@ -1,0 +1,20 @@
+import { createRequire } from 'node:module';
+import { defineConfig } from 'vitest/config';
+
+const require = createRequire(import.meta.url);
+
+export default defineConfig({
+  resolve: {
+    // graphql 16 ships index.mjs (vite's pick) beside index.js (node's pick for the Pothos and
+    // yoga packages vitest leaves external): one realm, or instanceof checks fail.
+    alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }],
+  },
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 120_000,
+    pool: 'forks',
+    // Two cores: one embedded database per test file is memory- and CPU-heavy.
+    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+  },
+});
