@@ -28,7 +28,8 @@ const envSchema = z.object({
   RATE_LIMIT_HOUR: z.coerce.number().int().min(1).default(20000),
   RATE_LIMIT_DAY: z.coerce.number().int().min(1).default(200000),
   TOKEN_FAILURES_PER_15MIN: z.coerce.number().int().min(1).default(10),
-  GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(2).default(10),
+  // GraphiQL's own introspection query is 13 levels deep.
+  GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(2).default(15),
   GRAPHQL_MAX_COMPLEXITY: z.coerce.number().int().min(10).default(2000),
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(1).default(30),
   GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(100).default(5000),
@@ -40,7 +41,9 @@ const envSchema = z.object({
 export type Config = z.infer<typeof envSchema>;
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const parsed = envSchema.safeParse(env);
+  // An empty variable counts as unset (DATABASE_URL= means embedded storage).
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const parsed = envSchema.safeParse(present);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { asc, eq } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import { exportJWK, generateKeyPair, importJWK, type JWK, type CryptoKey } from 'jose';
 import type { Db } from '../db/client.js';
 import { signingKeys } from './tables.js';
 
 export const SIGNING_ALG = 'ES256';
+// Arbitrary constant naming "signing key bootstrap" for pg_advisory_xact_lock.
+const KEYS_LOCK_ID = 724_061_339;
 
 export interface SigningKeys {
   kid: string;
@@ -20,27 +22,27 @@ export interface SigningKeys {
  * instance then signs with the oldest active key.
  */
 export async function loadSigningKeys(db: Db, configuredPrivateJwk?: string): Promise<SigningKeys> {
-  if (configuredPrivateJwk) {
-    const jwk = JSON.parse(configuredPrivateJwk) as JWK;
-    const kid = jwk.kid ?? 'configured';
-    const { d: _d, ...publicJwk } = jwk;
-    await db.insert(signingKeys).values({ kid, alg: SIGNING_ALG, privateJwk: jwk, publicJwk }).onConflictDoNothing();
-  } else {
-    const existing = await db.select({ kid: signingKeys.kid }).from(signingKeys).where(eq(signingKeys.active, true)).limit(1);
-    if (existing.length === 0) {
-      const { privateKey, publicKey } = await generateKeyPair(SIGNING_ALG, { extractable: true });
-      const kid = randomUUID();
-      await db
-        .insert(signingKeys)
-        .values({
-          kid,
-          alg: SIGNING_ALG,
-          privateJwk: { ...(await exportJWK(privateKey)), kid, alg: SIGNING_ALG },
-          publicJwk: { ...(await exportJWK(publicKey)), kid, alg: SIGNING_ALG, use: 'sig' },
-        })
-        .onConflictDoNothing();
+  // Serialized across instances, so racing first starts agree on one key.
+  await db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${KEYS_LOCK_ID})`);
+    if (configuredPrivateJwk) {
+      const jwk = JSON.parse(configuredPrivateJwk) as JWK;
+      const kid = jwk.kid ?? 'configured';
+      const { d: _d, ...publicJwk } = jwk;
+      await tx.insert(signingKeys).values({ kid, alg: SIGNING_ALG, privateJwk: jwk, publicJwk }).onConflictDoNothing();
+      return;
     }
-  }
+    const existing = await tx.select({ kid: signingKeys.kid }).from(signingKeys).where(eq(signingKeys.active, true)).limit(1);
+    if (existing.length > 0) return;
+    const { privateKey, publicKey } = await generateKeyPair(SIGNING_ALG, { extractable: true });
+    const kid = randomUUID();
+    await tx.insert(signingKeys).values({
+      kid,
+      alg: SIGNING_ALG,
+      privateJwk: { ...(await exportJWK(privateKey)), kid, alg: SIGNING_ALG },
+      publicJwk: { ...(await exportJWK(publicKey)), kid, alg: SIGNING_ALG, use: 'sig' },
+    });
+  });
   const rows = await db.select().from(signingKeys).where(eq(signingKeys.active, true)).orderBy(asc(signingKeys.createdAt), asc(signingKeys.kid));
   const signer = configuredPrivateJwk ? rows.find((r) => r.kid === ((JSON.parse(configuredPrivateJwk) as JWK).kid ?? 'configured')) : rows[0];
   if (!signer) throw new Error('No active signing key');

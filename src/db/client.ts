@@ -23,6 +23,7 @@ export interface Database {
   db: Db;
   /** postgres.js client when kind is postgres (LISTEN/NOTIFY, advisory locks). */
   pg?: postgres.Sql;
+  url?: string;
   pglite?: PGlite;
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -56,6 +57,7 @@ function openPostgres(url: string, config: Pick<Config, 'DB_POOL_MAX' | 'DB_PREP
     kind: 'postgres',
     db,
     pg,
+    url,
     ping: async () => {
       await pg`select 1`;
     },

@@ -5,6 +5,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import type { PgliteDatabase } from 'drizzle-orm/pglite';
+import postgres from 'postgres';
 import type { Database } from './client.js';
 
 // Arbitrary constant naming "switchboard migrations" for pg_advisory_lock.
@@ -28,18 +29,14 @@ export async function runMigrations(database: Database): Promise<void> {
     await migratePglite(database.db as unknown as PgliteDatabase, { migrationsFolder: migrationsFolder() });
     return;
   }
-  const pg = database.pg!;
-  // A reserved connection holds the session-level lock while another drizzle instance on the
-  // same connection applies the migrations; the others wait, then find nothing left to do.
-  const conn = await pg.reserve();
+  // A one-connection client holds the session-level lock while it applies the migrations; other
+  // instances starting at the same time wait on the lock, then find nothing left to do.
+  const conn = postgres(database.url!, { max: 1, onnotice: () => {} });
   try {
     await conn`select pg_advisory_lock(${MIGRATION_LOCK_ID})`;
-    try {
-      await migratePostgres(drizzlePostgres({ client: conn }), { migrationsFolder: migrationsFolder() });
-    } finally {
-      await conn`select pg_advisory_unlock(${MIGRATION_LOCK_ID})`;
-    }
+    await migratePostgres(drizzlePostgres({ client: conn }), { migrationsFolder: migrationsFolder() });
   } finally {
-    conn.release();
+    // Ending the session releases the lock even when a migration failed.
+    await conn.end({ timeout: 5 });
   }
 }

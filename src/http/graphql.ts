@@ -1,4 +1,5 @@
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
+import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
@@ -19,7 +20,8 @@ query Viewer {
 
 /**
  * graphql-yoga with the abuse limits composed as plugins (STYLE: cross-cutting concerns are
- * plugins): aliases, tokens and directives here; depth and complexity in the Pothos builder.
+ * plugins): depth, aliases, tokens and directives at validation; cost (and depth again) in the Pothos
+ * complexity plugin before any resolver runs.
  */
 export function createGraphQLServer(runtime: Runtime, schema: GraphQLSchema): YogaServerInstance<YogaServerContext, RequestContext> {
   const { config, logger } = runtime;
@@ -41,6 +43,8 @@ export function createGraphQLServer(runtime: Runtime, schema: GraphQLSchema): Yo
       shouldPersistHeaders: true,
     },
     plugins: [
+      // Fragments flattened and introspection counted (PITFALLS: graphql-armor #431, PR #823).
+      maxDepthPlugin({ n: config.GRAPHQL_MAX_DEPTH, flattenFragments: true, ignoreIntrospection: false }),
       maxAliasesPlugin({ n: config.GRAPHQL_MAX_ALIASES }),
       maxTokensPlugin({ n: config.GRAPHQL_MAX_TOKENS }),
       maxDirectivesPlugin({ n: 20 }),

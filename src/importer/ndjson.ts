@@ -53,7 +53,7 @@ export async function importNdjson(args: {
       const batch = pending;
       pending = undefined;
       try {
-        await batch.type.write(tx, args.appId, batch.records);
+        await batch.type.write(tx, args.appId, lastPerId(batch.records));
       } catch (error) {
         const where = batch.firstLine === batch.lastLine ? '' : ` (in the batch of lines ${batch.firstLine}-${batch.lastLine})`;
         throw new ImportLineError(batch.firstLine, `${batch.type.type} could not be written${where}: ${(error as Error).message}`);
@@ -91,4 +91,19 @@ export async function importNdjson(args: {
     args.progress?.(lineNo, true);
   });
   return counts;
+}
+
+/** Upsert on id: a later line wins, and one INSERT ... ON CONFLICT cannot touch a row twice. */
+function lastPerId(records: unknown[]): unknown[] {
+  const byId = new Map<unknown, unknown>();
+  const withoutId: unknown[] = [];
+  for (const record of records) {
+    const id = (record as { id?: unknown }).id;
+    if (id === undefined) withoutId.push(record);
+    else {
+      byId.delete(id);
+      byId.set(id, record);
+    }
+  }
+  return [...withoutId, ...byId.values()];
 }

@@ -44,7 +44,7 @@ export function requestOnce(url: string, init: { method?: string; headers?: Reco
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
-        const headers = new Headers(Object.entries(res.headers).map(([k, v]) => [k, String(v)]));
+        const headers = new Headers(Object.entries(res.headers).map(([k, v]): [string, string] => [k, String(v)]));
         resolve({ status: res.statusCode ?? 0, headers, body: text ? JSON.parse(text) : undefined });
       });
     });

@@ -17,6 +17,8 @@ export interface TestServer {
   servers: RunningServers;
   url: string;
   videoUrl: string;
+  /** The PostgreSQL database of this server, when the suite runs on PostgreSQL. */
+  databaseUrl: string | undefined;
   /** A new app and a client for it with the given scopes; returns a token too. */
   tenant(options?: { scopes?: Scope[]; rate?: { minute?: number; hour?: number; day?: number } }): Promise<Tenant>;
   client(options: { apps: string[]; scopes: Scope[]; rate?: { minute?: number; hour?: number; day?: number } }): Promise<TestClient>;
@@ -48,7 +50,12 @@ export const allScopes: Scope[] = [
 ];
 
 export async function startTestServer(overrides: Partial<Record<keyof Config, string>> = {}): Promise<TestServer> {
-  const database = process.env.DATABASE_URL ? await createFreshDatabase(process.env.DATABASE_URL) : undefined;
+  // An explicit DATABASE_URL joins an existing database (a second instance); otherwise a fresh one.
+  const database = overrides.DATABASE_URL
+    ? undefined
+    : process.env.DATABASE_URL
+      ? await createFreshDatabase(process.env.DATABASE_URL)
+      : undefined;
   const config = loadConfig({
     ...process.env,
     DATA_DIR: 'memory',
@@ -58,8 +65,8 @@ export async function startTestServer(overrides: Partial<Record<keyof Config, st
     DEMO: '0',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     SHUTDOWN_GRACE_MS: '2000',
-    DATABASE_URL: database?.url,
     ...overrides,
+    DATABASE_URL: overrides.DATABASE_URL ?? database?.url,
   });
   const runtime = await createRuntime(config, createLogger(config.LOG_LEVEL));
   const servers = await startServers(runtime, { main: 0, video: 0, host: '127.0.0.1' });
@@ -79,6 +86,7 @@ export async function startTestServer(overrides: Partial<Record<keyof Config, st
     servers,
     url,
     videoUrl: `http://127.0.0.1:${servers.videoPort}`,
+    databaseUrl: config.DATABASE_URL,
     client,
     tenant: async ({ scopes = allScopes, rate } = {}) => {
       const app = await createApp(runtime.database.db, { name: `Test app ${randomUUID().slice(0, 8)}` });
@@ -104,7 +112,7 @@ export async function issueToken(url: string, clientId: string, clientSecret: st
   return body.data.access_token;
 }
 
-async function createFreshDatabase(baseUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+export async function createFreshDatabase(baseUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `sb_test_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
   const admin = postgres(baseUrl, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database ${name}`);

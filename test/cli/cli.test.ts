@@ -1,0 +1,88 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/db/client.js';
+import { createLogger } from '../../src/log.js';
+
+// The CLI as a user runs it, on its own embedded DATA_DIR (DESIGN section 1).
+let dataDir: string;
+
+beforeAll(() => {
+  dataDir = mkdtempSync(path.join(tmpdir(), 'sb-cli-'));
+});
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+function cli(args: string[], input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+      env: { ...process.env, DATABASE_URL: '', DATA_DIR: path.join(dataDir, 'db'), LOG_LEVEL: 'warn' },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    child.stdin.end(input ?? '');
+  });
+}
+
+describe('npm run cli', () => {
+  let appId: string;
+
+  it('apps create prints {"appId"} as one JSON line', async () => {
+    const res = await cli(['apps', 'create', '--name', 'Acme']);
+    expect(res.code).toBe(0);
+    const lines = res.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    appId = JSON.parse(lines[0]!).appId;
+    expect(appId).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('clients create prints the client id, the secret once, scopes and apps', async () => {
+    const res = await cli(['clients', 'create', '--app', appId, '--scopes', 'messages:read,analytics:read', '--rate', 'minute=5,hour=100']);
+    expect(res.code).toBe(0);
+    expect(JSON.parse(res.stdout)).toEqual({
+      client_id: expect.stringMatching(/^sbc_/),
+      client_secret: expect.stringMatching(/^sbs_/),
+      scopes: ['messages:read', 'analytics:read'],
+      apps: [appId],
+    });
+  });
+
+  it.each([
+    [['clients', 'create', '--app', '00000000-0000-4000-8000-000000000000', '--scopes', 'messages:read'], /Unknown app/],
+    [['clients', 'create', '--scopes', 'messages:read'], /apps/],
+    [['clients', 'create', '--app', 'x', '--scopes', 'nope:read'], /scopes/],
+    [['clients', 'create', '--app', 'x', '--scopes', 'messages:read', '--rate', 'week=5'], /--rate/],
+    [['apps', 'create'], /--name is required/],
+    [['frobnicate'], /usage/],
+  ])('%j fails with exit 1 and a message on stderr', async (args, message) => {
+    const res = await cli(args);
+    expect(res.code).toBe(1);
+    expect(res.stdout).toBe('');
+    expect(res.stderr).toMatch(message);
+  });
+
+  it('import names the bad line and writes nothing', async () => {
+    const file = path.join(dataDir, 'bad.ndjson');
+    writeFileSync(file, '\n{"type":"mystery","id":"1"}\n');
+    const res = await cli(['import', '--app', appId, file]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/line 2: unknown record type "mystery"/);
+  });
+
+  it('refuses clearly while another process owns the embedded DATA_DIR', async () => {
+    const holder = await openDatabase({ DATA_DIR: path.join(dataDir, 'db'), DB_POOL_MAX: 1, DB_PREPARE: true }, createLogger('silent'));
+    try {
+      const res = await cli(['apps', 'create', '--name', 'Blocked']);
+      expect(res.code).toBe(1);
+      expect(res.stderr).toMatch(/in use by another process/);
+    } finally {
+      await holder.close();
+    }
+    expect((await cli(['apps', 'create', '--name', 'Free again'])).code).toBe(0);
+  });
+});

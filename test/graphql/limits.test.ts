@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gql, request } from '../helpers/http.js';
+import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let tenant: Tenant;
+
+beforeAll(async () => {
+  server = await startTestServer({ GRAPHQL_MAX_DEPTH: '4', GRAPHQL_MAX_ALIASES: '5', GRAPHQL_MAX_COMPLEXITY: '12', GRAPHQL_MAX_TOKENS: '400' });
+  tenant = await server.tenant({ scopes: ['oauth:revoke'] });
+});
+afterAll(() => server.close());
+
+/** Refused at validation: an error naming the limit, and no data at all (nothing executed). */
+function expectRefused(res: { body: { data?: unknown; errors?: { message: string }[] } }, pattern: RegExp) {
+  expect(res.body.errors?.[0]?.message).toMatch(pattern);
+  expect(res.body.data ?? null).toBeNull();
+}
+
+const stillValid = async (token: string) => (await gql(server.url, token, '{ viewer { clientId } }')).status === 200;
+
+describe('GraphQL abuse limits', () => {
+  it('unauthenticated requests are 401, introspection included', async () => {
+    for (const query of ['{ __schema { queryType { name } } }', '{ __typename }', '{ viewer { clientId } }']) {
+      const res = await gql(server.url, undefined, query);
+      expect(res.status).toBe(401);
+      expect(res.body.errors?.[0]?.extensions?.code).toBe('unauthorized');
+    }
+    const get = await request(`${server.url}/graphql?query=${encodeURIComponent('{ __typename }')}`);
+    expect(get.status).toBe(401);
+  });
+
+  it('depth is counted through fragments and refused', async () => {
+    const flat = await gql(server.url, tenant.accessToken, '{ __schema { queryType { fields { type { name } } } } }');
+    expectRefused(flat, /depth/i);
+    const viaFragments = await gql(
+      server.url,
+      tenant.accessToken,
+      `query { __schema { ...A } }
+       fragment A on __Schema { queryType { ...B } }
+       fragment B on __Type { fields { ...C } }
+       fragment C on __Field { type { name } }`,
+    );
+    expectRefused(viaFragments, /depth/i);
+    const shallow = await gql(server.url, tenant.accessToken, '{ __schema { queryType { name } } }');
+    expect(shallow.status).toBe(200);
+  });
+
+  it('a fragment named __schema does not bypass the depth limit', async () => {
+    const res = await gql(
+      server.url,
+      tenant.accessToken,
+      `query { __schema { ...__schema } }
+       fragment __schema on __Schema { queryType { fields { type { name } } } }`,
+    );
+    expectRefused(res, /depth/i);
+  });
+
+  it('too many aliases are refused and the operation is never executed', async () => {
+    const victim = await tenant.token();
+    const fields = Array.from({ length: 6 }, (_, i) => `a${i}: revokeToken(token: $t)`).join(' ');
+    const res = await gql(server.url, tenant.accessToken, `mutation($t: String!) { ${fields} }`, { t: victim });
+    expectRefused(res, /alias/i);
+    expect(await stillValid(victim)).toBe(true);
+  });
+
+  it('aliases hidden in fragments are counted too', async () => {
+    const res = await gql(
+      server.url,
+      tenant.accessToken,
+      `query { ...F ...G }
+       fragment F on Query { a: viewer { clientId } b: viewer { clientId } c: viewer { clientId } }
+       fragment G on Query { d: viewer { clientId } e: viewer { clientId } f: viewer { clientId } }`,
+    );
+    expectRefused(res, /alias/i);
+  });
+
+  it('over-complex queries are refused with invalid_request and no data', async () => {
+    // Each viewer selection costs 1 + 3; four of them (16) exceed 12.
+    const complex = await gql(
+      server.url,
+      tenant.accessToken,
+      `query { a: viewer { clientId scopes apps } b: viewer { clientId scopes apps } c: viewer { clientId scopes apps } d: viewer { clientId scopes apps } }`,
+    );
+    expectRefused(complex, /complexity 16 exceeds the limit of 12/);
+    expect(complex.body.errors?.[0]?.extensions?.code).toBe('invalid_request');
+    const cheap = await gql(server.url, tenant.accessToken, `query { a: viewer { clientId scopes apps } b: viewer { clientId scopes apps } }`);
+    expect(cheap.status).toBe(200);
+  });
+
+  it('an over-complex mutation does not run', async () => {
+    const low = await startTestServer({ GRAPHQL_MAX_COMPLEXITY: '10', GRAPHQL_MAX_ALIASES: '50' });
+    try {
+      const owner = await low.tenant({ scopes: ['oauth:revoke'] });
+      const victim = await owner.token();
+      const fields = Array.from({ length: 11 }, (_, i) => `a${i}: revokeToken(token: $t)`).join(' ');
+      const res = await gql(low.url, owner.accessToken, `mutation($t: String!) { ${fields} }`, { t: victim });
+      expect(res.body.errors?.[0]?.message).toMatch(/complexity 11 exceeds the limit of 10/);
+      expect((await gql(low.url, victim, '{ viewer { clientId } }')).status).toBe(200);
+    } finally {
+      await low.close();
+    }
+  });
+
+  it('oversized documents are refused by token count', async () => {
+    const fields = Array.from({ length: 450 }, () => 'clientId').join(' ');
+    const res = await gql(server.url, tenant.accessToken, `{ viewer { ${fields} } }`);
+    expectRefused(res, /token/i);
+  });
+});

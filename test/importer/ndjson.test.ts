@@ -1,0 +1,50 @@
+import { Readable } from 'node:stream';
+import { count, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { apps } from '../../src/apps/tables.js';
+import { importNdjson, type ImportType } from '../../src/importer/ndjson.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+// The framework with a test-only record type; each domain tests its own types.
+const widget: ImportType = {
+  type: 'widget',
+  schema: z.object({ id: z.uuid(), name: z.string().min(1) }),
+  write: async (tx, _appId, records: { id: string; name: string }[]) => {
+    await tx
+      .insert(apps)
+      .values(records)
+      .onConflictDoUpdate({ target: apps.id, set: { name: apps.name } });
+  },
+};
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.close());
+
+const run = (text: string) =>
+  importNdjson({ db: server.runtime.database.db, appId: 'unused', input: Readable.from([text]), types: [widget] });
+const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+const appCount = async () => (await server.runtime.database.db.select({ n: count() }).from(apps))[0]!.n;
+
+describe('importNdjson', () => {
+  it('counts records per type, skips blank lines and upserts on id', async () => {
+    const text = [uuid(1), uuid(2), uuid(1)].map((id, i) => JSON.stringify({ type: 'widget', id, name: `w${i}` })).join('\n\n');
+    expect(await run(text)).toEqual({ widget: 3 });
+    const rows = await server.runtime.database.db.select().from(apps).where(eq(apps.id, uuid(1)));
+    expect(rows).toHaveLength(1);
+  });
+
+  it.each([
+    ['not JSON', `{"type":"widget","id":"${uuid(10)}","name":"a"}\n{oops`, /line 2: not valid JSON/],
+    ['unknown type', `{"type":"widget","id":"${uuid(10)}","name":"a"}\n{"type":"gadget"}`, /line 2: unknown record type "gadget"/],
+    ['bad field', `{"type":"widget","id":"${uuid(10)}","name":"a"}\n{"type":"widget","id":"nope","name":"b"}`, /line 2: invalid widget: id:/],
+    ['missing field', `{"type":"widget","id":"${uuid(10)}"}`, /line 1: invalid widget: name: Required/],
+  ])('%s aborts the whole file, naming the line, with nothing written', async (_name, text, message) => {
+    const before = await appCount();
+    await expect(run(text)).rejects.toThrow(message);
+    expect(await appCount()).toBe(before);
+  });
+});
