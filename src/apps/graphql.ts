@@ -1,5 +1,4 @@
 import { eq } from 'drizzle-orm';
-import { z } from 'zod';
 import { builder } from '../graphql/builder.js';
 import { notFound } from '../errors/app-error.js';
 import { apps, type AppRow } from './tables.js';
@@ -18,10 +17,10 @@ builder.queryField('app', (t) =>
   t.field({
     type: AppRef,
     description: 'One app the token may access. Needs any valid token with the app in its apps claim.',
-    args: { appId: t.arg.id({ required: true, validate: { schema: z.uuid() } }) },
-    authScopes: (_root, args) => ({ app: String(args.appId) }),
+    args: { appId: t.arg({ type: 'UUID', required: true }) },
+    authScopes: (_root, args) => ({ app: args.appId }),
     resolve: async (_root, args, ctx) => {
-      const [row] = await ctx.runtime.database.db.select().from(apps).where(eq(apps.id, String(args.appId))).limit(1);
+      const [row] = await ctx.runtime.database.db.select().from(apps).where(eq(apps.id, args.appId)).limit(1);
       if (!row) throw notFound('App');
       return row;
     },

@@ -1,3 +1,4 @@
 // Every domain's tables, for drizzle's typed client and drizzle-kit.
 export * from '../apps/tables.js';
 export * from '../auth/tables.js';
+export * from '../analytics/tables.js';

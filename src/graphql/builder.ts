@@ -2,7 +2,7 @@ import SchemaBuilder from '@pothos/core';
 import ComplexityPlugin from '@pothos/plugin-complexity';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import ZodPlugin from '@pothos/plugin-zod';
-import type { GraphQLResolveInfo } from 'graphql';
+import { Kind, type GraphQLResolveInfo } from 'graphql';
 import type { Scope } from '../auth/scopes.js';
 import { AppError, validationFailed } from '../errors/app-error.js';
 import { zodIssuesToDetails } from '../errors/zod-details.js';
@@ -20,6 +20,7 @@ export const builder = new SchemaBuilder<{
   Scalars: {
     DateTime: { Input: Date; Output: Date | string };
     JSON: { Input: unknown; Output: unknown };
+    UUID: { Input: string; Output: string };
   };
   DefaultFieldNullability: false;
 }>({
@@ -64,6 +65,23 @@ builder.scalarType('DateTime', {
     const date = typeof value === 'string' ? new Date(value) : new Date(NaN);
     if (Number.isNaN(date.getTime())) throw new AppError('validation_error', 'DateTime must be an ISO 8601 string');
     return date;
+  },
+});
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+// Ids such as appId: a malformed one fails at coercion, before auth or any resolver runs, so it
+// is reported as a validation error of that argument (SPEC: invalid path parameters are 400).
+builder.scalarType('UUID', {
+  description: 'A UUID, e.g. 7d4f2c0e-5b1a-4c9e-9f3d-2a6b8c1e0f42',
+  serialize: (value) => String(value),
+  parseValue: (value) => {
+    if (typeof value !== 'string' || !UUID_PATTERN.test(value)) throw new AppError('validation_error', 'must be a UUID');
+    return value.toLowerCase();
+  },
+  parseLiteral: (ast) => {
+    if (ast.kind !== Kind.STRING || !UUID_PATTERN.test(ast.value)) throw new AppError('validation_error', 'must be a UUID');
+    return ast.value.toLowerCase();
   },
 });
 

@@ -1,4 +1,5 @@
+import { campaignImport, messageImport, templateImport } from '../analytics/import.js';
 import type { ImportType } from './ndjson.js';
 
 // Every domain's NDJSON record types (DESIGN section 5), in dependency order.
-export const importTypes: readonly ImportType[] = [];
+export const importTypes: readonly ImportType[] = [campaignImport, messageImport, templateImport] as ImportType[];

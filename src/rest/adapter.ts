@@ -110,7 +110,7 @@ async function runRoute(c: HonoContext<HttpEnv>, schema: GraphQLSchema, prepared
     }
   }
   const { values, details } = coerceVariables(schema, operation.variableDefinitions ?? [], raw, fromStrings);
-  if (details.length > 0) throw validationFailed(stripPrefix(details, bodyVariable), prepared.rootErrorType);
+  if (details.length > 0) throw validationFailed(restFieldNames(route, stripPrefix(details, bodyVariable)), prepared.rootErrorType);
 
   const result = await execute({ schema, document, variableValues: values, contextValue: ctx });
   if (result.errors && result.errors.length > 0) {
@@ -120,13 +120,30 @@ async function runRoute(c: HonoContext<HttpEnv>, schema: GraphQLSchema, prepared
       ctx.logger.error({ err: first.originalError ?? first, path: first.path }, 'unexpected error in REST route');
       throw serverError();
     }
-    if (appError.details && bodyVariable) {
-      throw new AppError(appError.type, appError.message, { ...appError, details: stripPrefix(appError.details, bodyVariable) });
+    if (appError.details) {
+      const details = restFieldNames(route, stripPrefix(appError.details, bodyVariable));
+      throw new AppError(appError.type, restMessage(appError.message, details), { ...appError, details });
     }
     throw appError;
   }
   const { status = 200, body } = route.respond(result.data as Record<string, unknown>);
   return c.json(body as object, status as 200);
+}
+
+/** Details name the REST parameter (`limit`), not the variable it was renamed onto (`first`). */
+function restFieldNames<T extends { field: string }>(route: RestRoute, details: T[]): T[] {
+  if (!route.queryAliases) return details;
+  const inverse = new Map(Object.entries(route.queryAliases).map(([rest, variable]) => [variable, rest]));
+  return details.map((d) => {
+    const [head, ...rest] = d.field.split('.');
+    const renamed = inverse.get(head ?? '');
+    return renamed ? { ...d, field: [renamed, ...rest].join('.') } : d;
+  });
+}
+
+function restMessage(message: string, details: { field: string; message: string }[]): string {
+  const first = details[0];
+  return message.startsWith('Invalid input') && first ? `Invalid input: ${first.field ? `${first.field}: ` : ''}${first.message}` : message;
 }
 
 function stripPrefix<T extends { field: string }>(details: T[], variable: string | undefined): T[] {

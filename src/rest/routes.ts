@@ -1,5 +1,6 @@
+import { analyticsRoutes } from '../analytics/rest.js';
 import type { RestRoute } from './adapter.js';
 import { revokeRoute } from './oauth.js';
 
 // Every v1 path that runs through the schema; each domain contributes its own list.
-export const restRoutes: readonly RestRoute[] = [revokeRoute];
+export const restRoutes: readonly RestRoute[] = [revokeRoute, ...analyticsRoutes];

@@ -56,5 +56,6 @@ function describe(message: string): Pick<ErrorDetail, 'code' | 'message'> {
     return { code: 'invalid_type', message: message.replace(/;.*$/, '') };
   }
   if (/Value "[^"]*" does not exist in/.test(message)) return { code: 'invalid_value', message };
+  if (/must be a UUID/.test(message)) return { code: 'invalid_format', message: 'must be a UUID' };
   return { code: 'invalid_type', message };
 }

@@ -1,0 +1,71 @@
+import { z } from 'zod';
+
+// Query vocabularies shared by the GraphQL arguments and the REST paths (SPEC "States").
+export const messageStatuses = ['pending', 'queued', 'sent', 'delivered', 'read', 'failed', 'flow_handled', 'received'] as const;
+export const directions = ['inbound', 'outbound'] as const;
+
+export const DEFAULT_PAGE = 50;
+export const MAX_PAGE = 200;
+
+/** DESIGN section 6: default limit 50, maximum 200; beyond, 400. */
+export const pageSize = z.number().int().min(1).max(MAX_PAGE).nullish().transform((v) => v ?? DEFAULT_PAGE);
+
+/** YYYY-MM-DD, a real calendar day. */
+export const isoDay = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'must be a date YYYY-MM-DD' })
+  .refine((day) => !Number.isNaN(Date.parse(`${day}T00:00:00Z`)) && new Date(`${day}T00:00:00Z`).toISOString().startsWith(day), {
+    message: 'must be a real calendar day',
+    params: { code: 'invalid_value' },
+  });
+
+/** Whole UTC days, both inclusive (DESIGN section 6): [start 00:00, end + 1 day 00:00). */
+export function dayRange(startDate?: string, endDate?: string): { from?: Date; to?: Date } {
+  return {
+    from: startDate ? new Date(`${startDate}T00:00:00.000Z`) : undefined,
+    to: endDate ? new Date(Date.parse(`${endDate}T00:00:00.000Z`) + 86_400_000) : undefined,
+  };
+}
+
+/** A LIKE pattern matching `term` literally anywhere. */
+export const containsPattern = (term: string) => `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** Each filter once; GraphQL arguments validate with these, the service parses the whole set. */
+export const messageFilters = {
+  appId: z.uuid(),
+  first: z.number().int().min(1).max(MAX_PAGE),
+  after: z.string().max(512),
+  status: z.enum(messageStatuses),
+  direction: z.enum(directions),
+  channel: z.string().max(100),
+  messageType: z.string().max(100),
+  source: z.string().max(100),
+  destination: z.string().max(100),
+  search: z.string().min(1).max(200),
+  startDate: isoDay,
+  endDate: isoDay,
+};
+
+const optional = <S extends z.ZodType>(schema: S) => schema.nullish().transform((v) => v ?? undefined);
+
+export const messageListArgs = z
+  .object({
+    appId: messageFilters.appId,
+    first: pageSize,
+    after: optional(messageFilters.after),
+    status: optional(messageFilters.status),
+    direction: optional(messageFilters.direction),
+    channel: optional(messageFilters.channel),
+    messageType: optional(messageFilters.messageType),
+    source: optional(messageFilters.source),
+    destination: optional(messageFilters.destination),
+    search: optional(messageFilters.search),
+    startDate: optional(messageFilters.startDate),
+    endDate: optional(messageFilters.endDate),
+  })
+  .refine((a) => !a.startDate || !a.endDate || a.startDate <= a.endDate, {
+    message: 'must not be before startDate',
+    path: ['endDate'],
+    params: { code: 'invalid_value' },
+  });
+export type MessageListArgs = z.output<typeof messageListArgs>;

@@ -1,0 +1,175 @@
+import { sql } from 'drizzle-orm';
+import { z } from 'zod';
+import type { ImportType } from '../importer/ndjson.js';
+import { directions, messageStatuses } from './filters.js';
+import { campaigns, messages, templates } from './tables.js';
+
+// DESIGN section 5: SPEC field names (snake_case) plus the extras it lists.
+const instant = z.iso.datetime({ offset: true }).transform((v) => new Date(v));
+const nullableInstant = instant.nullish().transform((v) => v ?? null);
+
+const messageRecord = z.strictObject({
+  id: z.string().min(1).max(200),
+  source: z.string(),
+  destination: z.string(),
+  provider_from: z.string(),
+  provider_to: z.string(),
+  channel: z.string(),
+  direction: z.enum(directions),
+  message_type: z.string(),
+  user_phone: z.string().regex(/^\d{4,20}$/, 'must be digits'),
+  conversation_key: z.string(),
+  provider_message_id: z.string(),
+  status: z.enum(messageStatuses),
+  sent_at: nullableInstant,
+  failed_at: nullableInstant,
+  delivered_at: nullableInstant,
+  read_at: nullableInstant,
+  error_message: z.string().nullish().transform((v) => v ?? null),
+  created_at: instant,
+  campaign_id: z.uuid().nullish().transform((v) => v ?? null),
+  cost: z.number().nonnegative().default(0),
+});
+
+const campaignRecord = z.strictObject({
+  id: z.uuid(),
+  name: z.string().min(1),
+  status: z.enum(['active', 'completed', 'paused', 'failed', 'scheduled', 'running']),
+  total_contacts: z.number().int().nonnegative(),
+  sent_count: z.number().int().nonnegative(),
+  created_at: instant,
+  tags: z.array(z.string().min(1).max(100)).default([]),
+});
+
+const templateRecord = z.strictObject({
+  id: z.uuid(),
+  app_id: z.uuid().optional(),
+  name: z.string().min(1),
+  category: z.string(),
+  language: z.string(),
+  status: z.string(),
+  header_type: z.string(),
+  header_text: z.string(),
+  body_text: z.string(),
+  body_variables: z.array(
+    z.strictObject({ index: z.number().int().positive(), type: z.string(), example: z.string(), name: z.string().optional() }),
+  ),
+  footer_text: z.string(),
+  buttons: z.array(z.strictObject({ type: z.string(), text: z.string(), url: z.string().optional() })),
+  provider_template_id: z.string(),
+  provider_status: z.string(),
+  provider_rejection_reason: z.string().nullish().transform((v) => v ?? null),
+  provider_quality: z.string(),
+  created_at: instant,
+  updated_at: instant,
+});
+
+/** Upsert on (app_id, id): every column but the key takes the imported value. */
+const excluded = (columns: string[]) => Object.fromEntries(columns.map((c) => [c, sql.raw(`excluded.${c}`)]));
+
+export const messageImport: ImportType<typeof messageRecord> = {
+  type: 'message',
+  schema: messageRecord,
+  write: async (tx, appId, records) => {
+    await tx
+      .insert(messages)
+      .values(
+        records.map((r) => ({
+          appId,
+          id: r.id,
+          source: r.source,
+          destination: r.destination,
+          providerFrom: r.provider_from,
+          providerTo: r.provider_to,
+          channel: r.channel,
+          direction: r.direction,
+          messageType: r.message_type,
+          userPhone: r.user_phone,
+          conversationKey: r.conversation_key,
+          providerMessageId: r.provider_message_id,
+          status: r.status,
+          sentAt: r.sent_at,
+          failedAt: r.failed_at,
+          deliveredAt: r.delivered_at,
+          readAt: r.read_at,
+          errorMessage: r.error_message,
+          campaignId: r.campaign_id,
+          cost: r.cost,
+          createdAt: r.created_at,
+        })),
+      )
+      .onConflictDoUpdate({
+        target: [messages.appId, messages.id],
+        set: excluded([
+          'source', 'destination', 'provider_from', 'provider_to', 'channel', 'direction', 'message_type', 'user_phone',
+          'conversation_key', 'provider_message_id', 'status', 'sent_at', 'failed_at', 'delivered_at', 'read_at',
+          'error_message', 'campaign_id', 'cost', 'created_at',
+        ]),
+      });
+  },
+};
+
+export const campaignImport: ImportType<typeof campaignRecord> = {
+  type: 'campaign',
+  schema: campaignRecord,
+  write: async (tx, appId, records) => {
+    await tx
+      .insert(campaigns)
+      .values(
+        records.map((r) => ({
+          appId,
+          id: r.id,
+          name: r.name,
+          status: r.status,
+          totalContacts: r.total_contacts,
+          sentCount: r.sent_count,
+          tags: [...new Set(r.tags)],
+          createdAt: r.created_at,
+        })),
+      )
+      .onConflictDoUpdate({
+        target: [campaigns.appId, campaigns.id],
+        set: excluded(['name', 'status', 'total_contacts', 'sent_count', 'tags', 'created_at']),
+      });
+  },
+};
+
+export const templateImport: ImportType<typeof templateRecord> = {
+  type: 'template',
+  // A record's own app_id is accepted but ignored: the app comes from --app (DESIGN section 5).
+  schema: templateRecord,
+  write: async (tx, appId, records) => {
+    await tx
+      .insert(templates)
+      .values(
+        records.map((r) => ({
+          appId,
+          id: r.id,
+          name: r.name,
+          category: r.category,
+          language: r.language,
+          status: r.status,
+          headerType: r.header_type,
+          headerText: r.header_text,
+          bodyText: r.body_text,
+          bodyVariables: r.body_variables,
+          footerText: r.footer_text,
+          buttons: r.buttons,
+          providerTemplateId: r.provider_template_id,
+          providerStatus: r.provider_status,
+          providerRejectionReason: r.provider_rejection_reason,
+          providerQuality: r.provider_quality,
+          createdAt: r.created_at,
+          updatedAt: r.updated_at,
+        })),
+      )
+      .onConflictDoUpdate({
+        target: [templates.appId, templates.id],
+        set: excluded([
+          'name', 'category', 'language', 'status', 'header_type', 'header_text', 'body_text', 'body_variables',
+          'footer_text', 'buttons', 'provider_template_id', 'provider_status', 'provider_rejection_reason',
+          'provider_quality', 'created_at', 'updated_at',
+        ]),
+      });
+  },
+};

@@ -1,0 +1,58 @@
+import { and, desc, eq, gte, ilike, lt, or, sql, type SQL } from 'drizzle-orm';
+import { validationFailed } from '../errors/app-error.js';
+import type { RequestContext } from '../runtime.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
+import { containsPattern, dayRange, type MessageListArgs } from './filters.js';
+import { messages, type MessageRow } from './tables.js';
+
+export interface Page<T> {
+  items: T[];
+  hasMore: boolean;
+  nextCursor: string | null;
+  limit: number;
+}
+
+const LIST = 'messages';
+
+/** One keyset page of an app's messages, newest first (DESIGN section 6). */
+export async function listMessages(ctx: RequestContext, args: MessageListArgs): Promise<Page<MessageRow>> {
+  const conditions: (SQL | undefined)[] = [eq(messages.appId, args.appId)];
+  if (args.after !== undefined) {
+    const position = decodeCursor(LIST, args.after);
+    if (!position) throw validationFailed([{ field: 'after', code: 'invalid_value', message: 'is not a cursor of this list' }]);
+    // Row comparison keeps the (app_id, created_at desc, id desc) index usable.
+    conditions.push(sql`(${messages.createdAt}, ${messages.id}) < (${position.createdAt}, ${position.id})`);
+  }
+  if (args.status) conditions.push(eq(messages.status, args.status));
+  if (args.direction) conditions.push(eq(messages.direction, args.direction));
+  if (args.channel) conditions.push(eq(messages.channel, args.channel));
+  if (args.messageType) conditions.push(eq(messages.messageType, args.messageType));
+  if (args.source) conditions.push(eq(messages.source, args.source));
+  if (args.destination) conditions.push(eq(messages.destination, args.destination));
+  if (args.search) {
+    const pattern = containsPattern(args.search);
+    conditions.push(
+      or(
+        ilike(messages.userPhone, pattern),
+        ilike(messages.providerMessageId, pattern),
+        ilike(messages.conversationKey, pattern),
+        ilike(messages.providerFrom, pattern),
+        ilike(messages.providerTo, pattern),
+      ),
+    );
+  }
+  const { from, to } = dayRange(args.startDate, args.endDate);
+  if (from) conditions.push(gte(messages.createdAt, from));
+  if (to) conditions.push(lt(messages.createdAt, to));
+
+  const rows = await ctx.runtime.database.db
+    .select()
+    .from(messages)
+    .where(and(...conditions))
+    .orderBy(desc(messages.createdAt), desc(messages.id))
+    .limit(args.first + 1);
+  const hasMore = rows.length > args.first;
+  const items = hasMore ? rows.slice(0, args.first) : rows;
+  const last = items.at(-1);
+  return { items, hasMore, nextCursor: hasMore && last ? encodeCursor(LIST, last) : null, limit: args.first };
+}

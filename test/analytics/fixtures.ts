@@ -1,0 +1,35 @@
+import { Readable } from 'node:stream';
+import { importNdjson } from '../../src/importer/ndjson.js';
+import { importTypes } from '../../src/importer/types.js';
+import type { TestServer } from '../helpers/server.js';
+
+/** Imports records through the real NDJSON importer (DESIGN section 5). */
+export async function importRecords(server: TestServer, appId: string, records: object[]) {
+  const text = records.map((r) => JSON.stringify(r)).join('\n');
+  return importNdjson({ db: server.runtime.database.db, appId, input: Readable.from([text]), types: importTypes });
+}
+
+export function message(n: number, overrides: Record<string, unknown> = {}) {
+  const created = new Date(Date.UTC(2026, 2, 1, 12, 0, 0) + n * 3_600_000);
+  return {
+    type: 'message',
+    id: `msg-${String(n).padStart(5, '0')}`,
+    source: n % 2 ? 'whatsapp' : 'crm',
+    destination: n % 2 ? 'crm' : 'whatsapp',
+    provider_from: `4477000${String(Math.abs(n)).padStart(5, "0")}`,
+    provider_to: '447700900000',
+    channel: n % 3 ? 'whatsapp' : 'sms',
+    direction: n % 2 ? 'inbound' : 'outbound',
+    message_type: n % 4 ? 'text' : 'interactive',
+    user_phone: `4477000${String(Math.abs(n)).padStart(5, "0")}`,
+    conversation_key: `conv-${n % 7}`,
+    provider_message_id: `wamid.${n}`,
+    status: ['sent', 'delivered', 'read', 'failed'][n % 4],
+    sent_at: created.toISOString(),
+    failed_at: n % 4 === 3 ? created.toISOString() : null,
+    error_message: n % 4 === 3 ? 'undeliverable' : null,
+    created_at: created.toISOString(),
+    cost: 0.01,
+    ...overrides,
+  };
+}

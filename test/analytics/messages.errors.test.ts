@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectErrorEnvelope, request } from '../helpers/http.js';
+import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { importRecords, message } from './fixtures.js';
+
+let server: TestServer;
+let tenant: Tenant;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  tenant = await server.tenant({ scopes: ['messages:read', 'analytics:read'] });
+  await importRecords(server, tenant.appId, [message(1), message(2)]);
+});
+afterAll(() => server.close());
+
+const list = (appId: string, query: string, token = tenant.accessToken) =>
+  request(`${server.url}/api/v1/analytics/${appId}/messages${query}`, { token });
+
+describe('GET /analytics/{appId}/messages: bad input is 400 validation_error naming the parameter', () => {
+  it.each([
+    ['?limit=0', 'limit', 'too_small'],
+    ['?limit=201', 'limit', 'too_big'],
+    ['?limit=abc', 'limit', 'invalid_type'],
+    ['?limit=1.5', 'limit', 'invalid_type'],
+    ['?cursor=garbage', 'cursor', 'invalid_value'],
+    ['?status=lost', 'status', 'invalid_value'],
+    ['?direction=sideways', 'direction', 'invalid_value'],
+    ['?startDate=2026-13-01', 'startDate', 'invalid_value'],
+    ['?endDate=yesterday', 'endDate', 'invalid_format'],
+    ['?startDate=2026-03-05&endDate=2026-03-01', 'endDate', 'invalid_value'],
+    [`?search=${'x'.repeat(201)}`, 'search', 'too_long'],
+  ])('%s', async (query, field, code) => {
+    const res = await list(tenant.appId, query);
+    expect(res.status).toBe(400);
+    expectErrorEnvelope(res.body, 'validation_error');
+    expect(res.body.error.details).toContainEqual({ field, code, message: expect.any(String) });
+  });
+
+  it('a cursor of another filter set still works, but an edited one is refused', async () => {
+    const first = await list(tenant.appId, '?limit=1');
+    const cursor: string = first.body.pagination.nextCursor;
+    expect((await list(tenant.appId, `?limit=1&cursor=${cursor}`)).status).toBe(200);
+    const edited = cursor.slice(0, -2) + (cursor.endsWith('A') ? 'BB' : 'AA');
+    const res = await list(tenant.appId, `?cursor=${edited}`);
+    expect(res.status).toBe(400);
+    expectErrorEnvelope(res.body, 'validation_error');
+  });
+});
+
+describe('GET /analytics/{appId}/messages: security', () => {
+  it('401 without a token', async () => {
+    const res = await request(`${server.url}/api/v1/analytics/${tenant.appId}/messages`);
+    expect(res.status).toBe(401);
+  });
+
+  it('403 without messages:read', async () => {
+    const other = await server.client({ apps: [tenant.appId], scopes: ['analytics:read'] });
+    const res = await list(tenant.appId, '', await other.token());
+    expect(res.status).toBe(403);
+    expectErrorEnvelope(res.body, 'forbidden');
+  });
+
+  it("403 for another app's id; its messages never leak", async () => {
+    const stranger = await server.tenant({ scopes: ['messages:read'] });
+    await importRecords(server, stranger.appId, [message(1, { id: 'stranger-secret' })]);
+    const res = await list(stranger.appId, '', tenant.accessToken);
+    expect(res.status).toBe(403);
+    const own = await list(tenant.appId, '?limit=200');
+    expect(own.body.data.map((m: any) => m.id)).not.toContain('stranger-secret');
+    // The same id imported into two apps stays two rows.
+    await importRecords(server, stranger.appId, [message(2, { status: 'failed' })]);
+    const mine = (await list(tenant.appId, '?limit=200')).body.data.find((m: any) => m.id === 'msg-00002');
+    expect(mine.status).toBe(message(2).status);
+  });
+});
+
+describe('GET /analytics/{appId}/messages: path parameters', () => {
+  it('a non-UUID appId is 400 validation_error naming appId', async () => {
+    const res = await list('not-a-uuid', '');
+    expect(res.status).toBe(400);
+    expectErrorEnvelope(res.body, 'validation_error');
+    expect(res.body.error.details[0].field).toBe('appId');
+  });
+});
