@@ -69,3 +69,43 @@ export const messageListArgs = z
     params: { code: 'invalid_value' },
   });
 export type MessageListArgs = z.output<typeof messageListArgs>;
+
+// SPEC "Campaign status": filter values; `all` means no filter.
+export const campaignStatusFilters = ['all', 'active', 'completed', 'paused', 'failed', 'scheduled', 'running'] as const;
+
+export const campaignFilters = {
+  first: messageFilters.first,
+  after: messageFilters.after,
+  status: z.array(z.enum(campaignStatusFilters)).max(7),
+  search: z.string().min(1).max(200),
+  tags: z.array(z.string().min(1).max(100)).max(50),
+  startDate: isoDay,
+  endDate: isoDay,
+  createdFrom: z.date(),
+  createdBefore: z.date(),
+};
+
+export const campaignListArgs = z
+  .object({
+    appId: z.uuid(),
+    first: pageSize,
+    after: optional(campaignFilters.after),
+    status: optional(campaignFilters.status),
+    search: optional(campaignFilters.search),
+    tags: optional(campaignFilters.tags),
+    startDate: optional(campaignFilters.startDate),
+    endDate: optional(campaignFilters.endDate),
+    createdFrom: optional(campaignFilters.createdFrom),
+    createdBefore: optional(campaignFilters.createdBefore),
+  })
+  .refine((a) => !a.startDate || !a.endDate || a.startDate <= a.endDate, {
+    message: 'must not be before startDate',
+    path: ['endDate'],
+    params: { code: 'invalid_value' },
+  })
+  .refine((a) => !a.createdFrom || !a.createdBefore || a.createdFrom < a.createdBefore, {
+    message: 'must be after the start',
+    path: ['createdBefore'],
+    params: { code: 'invalid_value' },
+  });
+export type CampaignListArgs = z.output<typeof campaignListArgs>;

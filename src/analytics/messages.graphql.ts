@@ -1,6 +1,8 @@
+import { parseInput } from '../errors/zod-details.js';
 import { builder } from '../graphql/builder.js';
 import { messageFilters as shape, messageListArgs, messageStatuses } from './filters.js';
-import { listMessages, type Page } from './messages.service.js';
+import { listMessages } from './messages.service.js';
+import { connectionOf, pageComplexity } from '../graphql/connection.js';
 import type { MessageRow } from './tables.js';
 
 export const MessageRef = builder.objectRef<MessageRow>('Message').implement({
@@ -29,42 +31,14 @@ export const MessageRef = builder.objectRef<MessageRow>('Message').implement({
   }),
 });
 
-const PageInfo = builder.objectRef<{ hasNextPage: boolean; endCursor: string | null }>('PageInfo').implement({
-  description: 'Keyset pagination: pass endCursor as `after` for the next page.',
-  fields: (t) => ({
-    hasNextPage: t.exposeBoolean('hasNextPage'),
-    endCursor: t.exposeString('endCursor', { nullable: true }),
-  }),
-});
-
-const MessageEdge = builder.objectRef<{ node: MessageRow; cursor: string }>('MessageEdge').implement({
-  fields: (t) => ({
-    node: t.field({ type: MessageRef, resolve: (edge) => edge.node }),
-    cursor: t.exposeString('cursor'),
-  }),
-});
-
-const MessageConnection = builder.objectRef<Page<MessageRow>>('MessageConnection').implement({
-  description: 'A page of messages, newest first (created_at desc, id desc).',
-  fields: (t) => ({
-    nodes: t.field({ type: [MessageRef], resolve: (page) => page.items }),
-    edges: t.field({
-      type: [MessageEdge],
-      // Every edge's cursor is the position of its node; only the last one is issued by default.
-      resolve: (page) => page.items.map((node, i) => ({ node, cursor: i === page.items.length - 1 && page.nextCursor ? page.nextCursor : '' })),
-    }),
-    pageInfo: t.field({ type: PageInfo, resolve: (page) => ({ hasNextPage: page.hasMore, endCursor: page.nextCursor }) }),
-    limit: t.exposeInt('limit', { description: 'The page size used.' }),
-  }),
-});
+const MessageConnection = connectionOf('Message', MessageRef, 'A page of messages, newest first (created_at desc, id desc).');
 
 builder.queryField('messages', (t) =>
   t.field({
     type: MessageConnection,
     description: 'Connector messages of an app, newest first, filtered like GET /analytics/{appId}/messages. Scope: messages:read.',
     authScopes: (_root, args) => ({ $all: { scope: 'messages:read', app: args.appId } }),
-    // A page of up to 200 rows weighs as 10 list items of the default budget.
-    complexity: (args) => ({ field: 1, multiplier: Math.ceil(((args.first as number | null) ?? 50) / 20) }),
+    complexity: pageComplexity,
     args: {
       appId: t.arg({ type: 'UUID', required: true }),
       first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).', validate: { schema: shape.first } }),
@@ -82,7 +56,6 @@ builder.queryField('messages', (t) =>
       startDate: t.arg.string({ description: 'YYYY-MM-DD, UTC, inclusive.', validate: { schema: shape.startDate } }),
       endDate: t.arg.string({ description: 'YYYY-MM-DD, UTC, inclusive.', validate: { schema: shape.endDate } }),
     },
-    validate: [(args) => !args.startDate || !args.endDate || args.startDate <= args.endDate, { message: 'endDate must not be before startDate', path: ['endDate'] }],
-    resolve: (_root, args, ctx) => listMessages(ctx, messageListArgs.parse(args)),
+    resolve: (_root, args, ctx) => listMessages(ctx, parseInput(messageListArgs, args)),
   }),
 );

@@ -1,28 +1,14 @@
-import { and, desc, eq, gte, ilike, lt, or, sql, type SQL } from 'drizzle-orm';
-import { validationFailed } from '../errors/app-error.js';
+import { and, desc, eq, gte, ilike, lt, or, type SQL } from 'drizzle-orm';
 import type { RequestContext } from '../runtime.js';
-import { decodeCursor, encodeCursor } from './cursor.js';
 import { containsPattern, dayRange, type MessageListArgs } from './filters.js';
+import { afterCursor, toPage, type Page } from './pagination.js';
 import { messages, type MessageRow } from './tables.js';
-
-export interface Page<T> {
-  items: T[];
-  hasMore: boolean;
-  nextCursor: string | null;
-  limit: number;
-}
 
 const LIST = 'messages';
 
 /** One keyset page of an app's messages, newest first (DESIGN section 6). */
 export async function listMessages(ctx: RequestContext, args: MessageListArgs): Promise<Page<MessageRow>> {
-  const conditions: (SQL | undefined)[] = [eq(messages.appId, args.appId)];
-  if (args.after !== undefined) {
-    const position = decodeCursor(LIST, args.after);
-    if (!position) throw validationFailed([{ field: 'after', code: 'invalid_value', message: 'is not a cursor of this list' }]);
-    // Row comparison keeps the (app_id, created_at desc, id desc) index usable.
-    conditions.push(sql`(${messages.createdAt}, ${messages.id}) < (${position.createdAt}, ${position.id})`);
-  }
+  const conditions: (SQL | undefined)[] = [eq(messages.appId, args.appId), afterCursor(LIST, args.after, messages.createdAt, messages.id)];
   if (args.status) conditions.push(eq(messages.status, args.status));
   if (args.direction) conditions.push(eq(messages.direction, args.direction));
   if (args.channel) conditions.push(eq(messages.channel, args.channel));
@@ -51,8 +37,5 @@ export async function listMessages(ctx: RequestContext, args: MessageListArgs): 
     .where(and(...conditions))
     .orderBy(desc(messages.createdAt), desc(messages.id))
     .limit(args.first + 1);
-  const hasMore = rows.length > args.first;
-  const items = hasMore ? rows.slice(0, args.first) : rows;
-  const last = items.at(-1);
-  return { items, hasMore, nextCursor: hasMore && last ? encodeCursor(LIST, last) : null, limit: args.first };
+  return toPage(LIST, rows, args.first);
 }

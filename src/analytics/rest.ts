@@ -35,3 +35,56 @@ export const analyticsRoutes: RestRoute[] = [
     respond: (data) => listEnvelope(data.messages),
   }),
 ];
+
+const campaignListFields = 'id name status total_contacts: totalContacts sent_count: sentCount created_at: createdAt';
+const campaignsQuery = `query RestCampaigns($appId: UUID!, $first: Int, $after: String, $status: [String!], $search: String,
+  $tags: [String!], $startDate: String, $endDate: String, $createdFrom: DateTime, $createdBefore: DateTime) {
+  campaigns(appId: $appId, first: $first, after: $after, status: $status, search: $search, tags: $tags,
+    startDate: $startDate, endDate: $endDate, createdFrom: $createdFrom, createdBefore: $createdBefore) {
+    limit pageInfo { hasNextPage endCursor } nodes { ${campaignListFields} }
+  }
+}`;
+
+const asObject = (value: unknown): Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+
+analyticsRoutes.push(
+  defineRoute<{ campaigns: Connection<unknown> }>({
+    method: 'GET',
+    path: '/analytics/:appId/campaigns',
+    queryAliases: { limit: 'first', cursor: 'after' },
+    document: campaignsQuery,
+    respond: (data) => listEnvelope(data.campaigns),
+  }),
+  defineRoute<{ campaigns: Connection<unknown> }>({
+    method: 'POST',
+    path: '/analytics/:appId/campaigns/search',
+    invalidJson: 'invalid_json',
+    // SPEC: filter.startDate and filter.endDate are ISO datetimes, half-open (DESIGN section 6).
+    body: {
+      map: (body) => {
+        const filter = asObject(body.filter);
+        return {
+          first: body.limit,
+          after: body.cursor,
+          status: filter.status,
+          search: filter.name,
+          tags: filter.tags,
+          createdFrom: filter.startDate,
+          createdBefore: filter.endDate,
+        };
+      },
+      fieldNames: {
+        first: 'limit',
+        after: 'cursor',
+        status: 'filter.status',
+        search: 'filter.name',
+        tags: 'filter.tags',
+        createdFrom: 'filter.startDate',
+        createdBefore: 'filter.endDate',
+      },
+    },
+    document: campaignsQuery,
+    respond: (data) => listEnvelope(data.campaigns),
+  }),
+);

@@ -1,4 +1,5 @@
 // Side-effect imports of every domain's Pothos file, sorted; nothing else (STYLE).
+import '../analytics/campaigns.graphql.js';
 import '../analytics/messages.graphql.js';
 import '../apps/graphql.js';
 import '../auth/graphql.js';

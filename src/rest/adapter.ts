@@ -36,12 +36,18 @@ export interface RestRoute<TData = Record<string, unknown>> {
    * How the JSON body becomes variables: 'spread' merges its keys, a variable name puts the
    * whole body there (field paths in errors are then relative to the body).
    */
-  body?: 'spread' | { variable: string };
+  body?: 'spread' | { variable: string } | BodyMapping;
   /** error.type for a body that is not JSON (SPEC names it per endpoint). */
   invalidJson?: ErrorType;
   /** Query parameters renamed onto variables, e.g. { reason: 'queryReason' }. */
   queryAliases?: Record<string, string>;
   respond: (data: TData) => RestResult;
+}
+
+/** A nested body mapped onto variables; `fieldNames` names each variable by its body path in errors. */
+export interface BodyMapping {
+  map: (body: Record<string, unknown>) => Record<string, unknown>;
+  fieldNames: Record<string, string>;
 }
 
 export const defineRoute = <TData>(route: RestRoute<TData>) => route as unknown as RestRoute;
@@ -104,9 +110,16 @@ async function runRoute(c: HonoContext<HttpEnv>, schema: GraphQLSchema, prepared
       for (const [key, value] of Object.entries((body ?? {}) as Record<string, unknown>)) {
         if (!fromStrings.has(key) || raw[key] === undefined) raw[key] = value;
       }
-    } else {
+    } else if ('variable' in route.body) {
       bodyVariable = route.body.variable;
       raw[bodyVariable] = body ?? {};
+    } else {
+      if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
+        throw new AppError('validation_error', 'Body must be a JSON object', { details: [{ field: '', code: 'invalid_type', message: 'must be an object' }] });
+      }
+      for (const [key, value] of Object.entries(route.body.map((body ?? {}) as Record<string, unknown>))) {
+        if (value !== undefined) raw[key] = value;
+      }
     }
   }
   const { values, details } = coerceVariables(schema, operation.variableDefinitions ?? [], raw, fromStrings);
@@ -132,8 +145,10 @@ async function runRoute(c: HonoContext<HttpEnv>, schema: GraphQLSchema, prepared
 
 /** Details name the REST parameter (`limit`), not the variable it was renamed onto (`first`). */
 function restFieldNames<T extends { field: string }>(route: RestRoute, details: T[]): T[] {
-  if (!route.queryAliases) return details;
-  const inverse = new Map(Object.entries(route.queryAliases).map(([rest, variable]) => [variable, rest]));
+  const names = route.body && typeof route.body === 'object' && 'fieldNames' in route.body ? Object.entries(route.body.fieldNames) : [];
+  const aliases = Object.entries(route.queryAliases ?? {}).map(([rest, variable]) => [variable, rest] as const);
+  if (names.length === 0 && aliases.length === 0) return details;
+  const inverse = new Map<string, string>([...aliases, ...names]);
   return details.map((d) => {
     const [head, ...rest] = d.field.split('.');
     const renamed = inverse.get(head ?? '');

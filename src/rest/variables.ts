@@ -50,12 +50,15 @@ function fromQueryString(value: string, type: GraphQLInputType): unknown {
 }
 
 function describe(message: string): Pick<ErrorDetail, 'code' | 'message'> {
+  // Our scalars' own messages first: graphql-js wraps them in "Expected type ..." text.
+  if (/must be a UUID/.test(message)) return { code: 'invalid_format', message: 'must be a UUID' };
+  if (/DateTime must be/.test(message)) return { code: 'invalid_format', message: 'must be an ISO 8601 date-time' };
   if (/was not provided|of required type/.test(message)) return { code: 'required', message: 'Required' };
   if (/is not defined by type/.test(message)) return { code: 'unrecognized', message: 'Unrecognized field' };
   if (/cannot represent non-integer|cannot represent non-numeric|cannot represent a non boolean|cannot represent a non string|Expected type/i.test(message)) {
     return { code: 'invalid_type', message: message.replace(/;.*$/, '') };
   }
   if (/Value "[^"]*" does not exist in/.test(message)) return { code: 'invalid_value', message };
-  if (/must be a UUID/.test(message)) return { code: 'invalid_format', message: 'must be a UUID' };
+
   return { code: 'invalid_type', message };
 }

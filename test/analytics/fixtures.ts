@@ -33,3 +33,17 @@ export function message(n: number, overrides: Record<string, unknown> = {}) {
     ...overrides,
   };
 }
+
+export function campaign(n: number, overrides: Record<string, unknown> = {}) {
+  return {
+    type: 'campaign',
+    id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
+    name: `Campaign ${n}`,
+    status: ['active', 'completed', 'paused', 'failed', 'scheduled', 'running'][n % 6],
+    total_contacts: 100 + n,
+    sent_count: 90 + n,
+    created_at: new Date(Date.UTC(2026, 2, 1) + n * 86_400_000).toISOString(),
+    tags: n % 2 ? ['spring', `t${n % 3}`] : ['autumn'],
+    ...overrides,
+  };
+}

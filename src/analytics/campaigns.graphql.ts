@@ -1,0 +1,44 @@
+import { parseInput } from '../errors/zod-details.js';
+import { builder } from '../graphql/builder.js';
+import { connectionOf, pageComplexity } from '../graphql/connection.js';
+import { listCampaigns } from './campaigns.service.js';
+import { campaignFilters as shape, campaignListArgs, campaignStatusFilters } from './filters.js';
+import type { CampaignRow } from './tables.js';
+
+export const CampaignRef = builder.objectRef<CampaignRow>('Campaign').implement({
+  description: 'A messaging campaign (SPEC "Campaign"). Scope: campaigns:read.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    status: t.exposeString('status'),
+    totalContacts: t.exposeInt('totalContacts'),
+    sentCount: t.exposeInt('sentCount'),
+    tags: t.exposeStringList('tags'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+  }),
+});
+
+const CampaignConnection = connectionOf('Campaign', CampaignRef, 'A page of campaigns, newest first (created_at desc, id desc).');
+
+builder.queryField('campaigns', (t) =>
+  t.field({
+    type: CampaignConnection,
+    description:
+      'Campaigns of an app, newest first; the filters of GET /analytics/{appId}/campaigns and POST .../campaigns/search. Scope: campaigns:read.',
+    authScopes: (_root, args) => ({ $all: { scope: 'campaigns:read', app: args.appId } }),
+    complexity: pageComplexity,
+    args: {
+      appId: t.arg({ type: 'UUID', required: true }),
+      first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).', validate: { schema: shape.first } }),
+      after: t.arg.string({ description: 'pageInfo.endCursor of the previous page.', validate: { schema: shape.after } }),
+      status: t.arg.stringList({ description: `Any of ${campaignStatusFilters.join(', ')}; all means no filter.`, validate: { schema: shape.status } }),
+      search: t.arg.string({ description: 'Case-insensitive substring of the campaign name.', validate: { schema: shape.search } }),
+      tags: t.arg.stringList({ description: 'A campaign matches if it carries any of them.', validate: { schema: shape.tags } }),
+      startDate: t.arg.string({ description: 'YYYY-MM-DD, UTC, inclusive.', validate: { schema: shape.startDate } }),
+      endDate: t.arg.string({ description: 'YYYY-MM-DD, UTC, inclusive.', validate: { schema: shape.endDate } }),
+      createdFrom: t.arg({ type: 'DateTime', description: 'Created at or after this instant.' }),
+      createdBefore: t.arg({ type: 'DateTime', description: 'Created before this instant.' }),
+    },
+    resolve: (_root, args, ctx) => listCampaigns(ctx, parseInput(campaignListArgs, args)),
+  }),
+);

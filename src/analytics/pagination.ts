@@ -1,0 +1,28 @@
+import { sql, type SQL } from 'drizzle-orm';
+import type { PgColumn } from 'drizzle-orm/pg-core';
+import { validationFailed } from '../errors/app-error.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
+
+export interface Page<T> {
+  items: T[];
+  hasMore: boolean;
+  nextCursor: string | null;
+  limit: number;
+}
+
+/** Rows after the cursor in (created_at desc, id desc) order; a foreign or edited cursor is 400. */
+export function afterCursor(list: string, after: string | undefined, createdAt: PgColumn, id: PgColumn): SQL | undefined {
+  if (after === undefined) return undefined;
+  const position = decodeCursor(list, after);
+  if (!position) throw validationFailed([{ field: 'after', code: 'invalid_value', message: 'is not a cursor of this list' }]);
+  // A row comparison keeps the (app_id, created_at desc, id desc) index usable.
+  return sql`(${createdAt}, ${id}) < (${position.createdAt}, ${position.id})`;
+}
+
+/** Rows fetched with limit + 1 become a page and the cursor of its last row. */
+export function toPage<T extends { createdAt: Date; id: string }>(list: string, rows: T[], limit: number): Page<T> {
+  const hasMore = rows.length > limit;
+  const items = hasMore ? rows.slice(0, limit) : rows;
+  const last = items.at(-1);
+  return { items, hasMore, nextCursor: hasMore && last ? encodeCursor(list, last) : null, limit };
+}

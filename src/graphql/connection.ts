@@ -1,0 +1,36 @@
+import type { ObjectRef } from '@pothos/core';
+import type { Page } from '../analytics/pagination.js';
+import { builder } from './builder.js';
+
+const PageInfo = builder.objectRef<{ hasNextPage: boolean; endCursor: string | null }>('PageInfo').implement({
+  description: 'Keyset pagination: pass endCursor as `after` for the next page.',
+  fields: (t) => ({
+    hasNextPage: t.exposeBoolean('hasNextPage'),
+    endCursor: t.exposeString('endCursor', { nullable: true }),
+  }),
+});
+
+/** A Relay-style connection over a keyset Page: edges, nodes, pageInfo and the limit used. */
+export function connectionOf<T>(name: string, node: ObjectRef<any, T>, description: string) {
+  const Edge = builder.objectRef<{ node: T; cursor: string | null }>(`${name}Edge`).implement({
+    fields: (t) => ({
+      node: t.field({ type: node, resolve: (edge) => edge.node as never }),
+      cursor: t.exposeString('cursor', { nullable: true, description: 'Set on the last edge of a page that has more.' }),
+    }),
+  });
+  return builder.objectRef<Page<T>>(`${name}Connection`).implement({
+    description,
+    fields: (t) => ({
+      nodes: t.field({ type: [node], resolve: (page) => page.items as never }),
+      edges: t.field({
+        type: [Edge],
+        resolve: (page) => page.items.map((item, i) => ({ node: item, cursor: i === page.items.length - 1 ? page.nextCursor : null })),
+      }),
+      pageInfo: t.field({ type: PageInfo, resolve: (page) => ({ hasNextPage: page.hasMore, endCursor: page.nextCursor }) }),
+      limit: t.exposeInt('limit', { description: 'The page size used.' }),
+    }),
+  });
+}
+
+/** A page of up to 200 rows weighs as 10 list items of the complexity budget. */
+export const pageComplexity = (args: { first?: number | null }) => ({ field: 1, multiplier: Math.ceil((args.first ?? 50) / 20) });
