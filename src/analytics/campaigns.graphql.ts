@@ -1,9 +1,22 @@
 import { parseInput } from '../errors/zod-details.js';
 import { builder } from '../graphql/builder.js';
 import { connectionOf, pageComplexity } from '../graphql/connection.js';
+import { campaignStatsLoader } from './campaign-stats.js';
 import { listCampaigns } from './campaigns.service.js';
+import type { FunnelCounts } from './funnel.js';
 import { campaignFilters as shape, campaignListArgs, campaignStatusFilters } from './filters.js';
 import type { CampaignRow } from './tables.js';
+
+export const FunnelRef = builder.objectRef<FunnelCounts>('Funnel').implement({
+  description: 'Outbound message funnel: sent = sent+delivered+read, delivered = delivered+read, read, failed, cost (DESIGN section 6).',
+  fields: (t) => ({
+    sent: t.exposeInt('sent'),
+    delivered: t.exposeInt('delivered'),
+    read: t.exposeInt('read'),
+    failed: t.exposeInt('failed'),
+    cost: t.exposeFloat('cost'),
+  }),
+});
 
 export const CampaignRef = builder.objectRef<CampaignRow>('Campaign').implement({
   description: 'A messaging campaign (SPEC "Campaign"). Scope: campaigns:read.',
@@ -15,6 +28,11 @@ export const CampaignRef = builder.objectRef<CampaignRow>('Campaign').implement(
     sentCount: t.exposeInt('sentCount'),
     tags: t.exposeStringList('tags'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    stats: t.field({
+      type: FunnelRef,
+      description: "Funnel of the campaign's outbound messages, batched per request (one query per page).",
+      resolve: (campaign, _args, ctx) => campaignStatsLoader(ctx).load({ appId: campaign.appId, campaignId: campaign.id }),
+    }),
   }),
 });
 

@@ -15,8 +15,9 @@ export function afterCursor(list: string, after: string | undefined, createdAt: 
   if (after === undefined) return undefined;
   const position = decodeCursor(list, after);
   if (!position) throw validationFailed([{ field: 'after', code: 'invalid_value', message: 'is not a cursor of this list' }]);
-  // A row comparison keeps the (app_id, created_at desc, id desc) index usable.
-  return sql`(${createdAt}, ${id}) < (${position.createdAt}, ${position.id})`;
+  // A row comparison keeps the (app_id, created_at desc, id desc) index usable. Raw fragments
+  // take ISO text: drizzle's postgres.js driver does not serialize a Date outside a column.
+  return sql`(${createdAt}, ${id}) < (${position.createdAt.toISOString()}::timestamptz, ${position.id})`;
 }
 
 /** Rows fetched with limit + 1 become a page and the cursor of its last row. */

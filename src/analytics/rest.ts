@@ -88,3 +88,65 @@ analyticsRoutes.push(
     respond: (data) => listEnvelope(data.campaigns),
   }),
 );
+
+const templateFields = `id app_id: appId name category language status header_type: headerType header_text: headerText
+  body_text: bodyText body_variables: bodyVariables footer_text: footerText buttons
+  provider_template_id: providerTemplateId provider_status: providerStatus
+  provider_rejection_reason: providerRejectionReason provider_quality: providerQuality
+  created_at: createdAt updated_at: updatedAt`;
+
+const funnelFields = 'sent delivered read failed';
+
+analyticsRoutes.push(
+  defineRoute<{ templates: Connection<unknown> }>({
+    method: 'GET',
+    path: '/analytics/:appId/templates',
+    queryAliases: { limit: 'first', cursor: 'after' },
+    document: `query RestTemplates($appId: UUID!, $first: Int, $after: String, $search: String, $status: String, $category: String, $language: String) {
+      templates(appId: $appId, first: $first, after: $after, search: $search, status: $status, category: $category, language: $language) {
+        limit pageInfo { hasNextPage endCursor } nodes { ${templateFields} }
+      }
+    }`,
+    respond: (data) => listEnvelope(data.templates),
+  }),
+  defineRoute<{ template: unknown }>({
+    method: 'GET',
+    path: '/analytics/:appId/templates/:templateId',
+    document: `query RestTemplate($appId: UUID!, $templateId: UUID!) {
+      template(appId: $appId, templateId: $templateId) {
+        ${templateFields} button_count: buttonCount quick_reply_count: quickReplyCount
+      }
+    }`,
+    respond: (data) => ({ body: withMeta(data.template) }),
+  }),
+  defineRoute<{ campaignTags: string[] }>({
+    method: 'GET',
+    path: '/analytics/:appId/tags',
+    document: 'query RestTags($appId: UUID!) { campaignTags(appId: $appId) }',
+    respond: (data) => ({ body: withMeta(data.campaignTags) }),
+  }),
+  defineRoute<{ tagStats: unknown }>({
+    method: 'GET',
+    path: '/analytics/:appId/tags/:tag/stats',
+    document: `query RestTagStats($appId: UUID!, $tag: String!) {
+      tagStats(appId: $appId, tag: $tag) { campaign_count: campaignCount ${funnelFields} last_used: lastUsed }
+    }`,
+    respond: (data) => ({ body: withMeta(data.tagStats) }),
+  }),
+  defineRoute<{ dailyMetrics: unknown[] }>({
+    method: 'GET',
+    path: '/analytics/:appId/metrics/daily',
+    document: `query RestDailyMetrics($appId: UUID!, $startDate: DateTime, $endDate: DateTime, $timezone: String) {
+      dailyMetrics(appId: $appId, startDate: $startDate, endDate: $endDate, timezone: $timezone) { date ${funnelFields} cost }
+    }`,
+    respond: (data) => ({ body: withMeta(data.dailyMetrics) }),
+  }),
+  defineRoute<{ summaryMetrics: unknown }>({
+    method: 'GET',
+    path: '/analytics/:appId/metrics/summary',
+    document: `query RestSummaryMetrics($appId: UUID!, $startDate: DateTime, $endDate: DateTime) {
+      summaryMetrics(appId: $appId, startDate: $startDate, endDate: $endDate) { ${funnelFields} cost contacts }
+    }`,
+    respond: (data) => ({ body: withMeta(data.summaryMetrics) }),
+  }),
+);

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
@@ -25,8 +26,15 @@ export interface Database {
   pg?: postgres.Sql;
   url?: string;
   pglite?: PGlite;
+  /** Statements sent through drizzle since start (tests assert N+1 freedom with it). */
+  queries: { count: number };
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+function countingLogger() {
+  const queries = { count: 0 };
+  return { queries, logger: { logQuery: () => void (queries.count += 1) } };
 }
 
 export class DataDirLockedError extends Error {
@@ -52,9 +60,11 @@ function openPostgres(url: string, config: Pick<Config, 'DB_POOL_MAX' | 'DB_PREP
     onnotice: (notice) => logger.debug({ notice: notice.message }, 'postgres notice'),
     connect_timeout: 10,
   });
-  const db = drizzlePostgres({ client: pg, schema }) as unknown as Db;
+  const { queries, logger: queryLogger } = countingLogger();
+  const db = drizzlePostgres({ client: pg, schema, logger: queryLogger }) as unknown as Db;
   return {
     kind: 'postgres',
+    queries,
     db,
     pg,
     url,
@@ -79,11 +89,13 @@ async function openPglite(dataDir: string, logger: Logger): Promise<Database> {
       throw error;
     }
   }
-  const client = await PGlite.create(inMemory ? undefined : path.resolve(dataDir), { extensions: { btree_gist } });
+  const client = await PGlite.create(inMemory ? undefined : path.resolve(dataDir), { extensions: { btree_gist, pg_trgm } });
   logger.debug({ dataDir }, 'embedded PGlite opened');
-  const db = drizzlePglite({ client, schema }) as unknown as Db;
+  const { queries, logger: queryLogger } = countingLogger();
+  const db = drizzlePglite({ client, schema, logger: queryLogger }) as unknown as Db;
   return {
     kind: 'pglite',
+    queries,
     db,
     pglite: client,
     ping: async () => {

@@ -1,6 +1,8 @@
 // Side-effect imports of every domain's Pothos file, sorted; nothing else (STYLE).
 import '../analytics/campaigns.graphql.js';
 import '../analytics/messages.graphql.js';
+import '../analytics/metrics.graphql.js';
+import '../analytics/templates.graphql.js';
 import '../apps/graphql.js';
 import '../auth/graphql.js';
 import { builder } from './builder.js';

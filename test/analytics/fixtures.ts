@@ -47,3 +47,34 @@ export function campaign(n: number, overrides: Record<string, unknown> = {}) {
     ...overrides,
   };
 }
+
+export function template(n: number, overrides: Record<string, unknown> = {}) {
+  return {
+    type: 'template',
+    id: `00000000-0000-4000-9000-${String(n).padStart(12, '0')}`,
+    name: `order_update_${n}`,
+    category: n % 2 ? 'UTILITY' : 'MARKETING',
+    language: n % 3 ? 'en_US' : 'pt_BR',
+    status: 'APPROVED',
+    header_type: 'TEXT',
+    header_text: 'Order {{1}}',
+    body_text: 'Hi {{1}}, your order {{2}} ships today.',
+    body_variables: [
+      { index: 1, type: 'text', example: 'Ana' },
+      { index: 2, type: 'text', example: 'A-42' },
+    ],
+    footer_text: 'Reply STOP to opt out',
+    buttons: [
+      { type: 'QUICK_REPLY', text: 'Track' },
+      { type: 'QUICK_REPLY', text: 'Help' },
+      { type: 'URL', text: 'Open', url: 'https://example.com/o/{{1}}' },
+    ],
+    provider_template_id: `pt-${n}`,
+    provider_status: 'APPROVED',
+    provider_rejection_reason: null,
+    provider_quality: 'GREEN',
+    created_at: new Date(Date.UTC(2026, 0, 1) + n * 86_400_000).toISOString(),
+    updated_at: new Date(Date.UTC(2026, 0, 2) + n * 86_400_000).toISOString(),
+    ...overrides,
+  };
+}

@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import { builder } from '../graphql/builder.js';
+import { dailyMetrics, summaryMetrics, type DailyMetric, type SummaryMetrics } from './metrics.service.js';
+import { tagStats, campaignTags, type TagStats } from './tags.service.js';
+
+const DailyMetricRef = builder.objectRef<DailyMetric>('DailyMetric').implement({
+  description: 'One calendar day of the outbound funnel in the requested time zone.',
+  fields: (t) => ({
+    date: t.exposeString('date', { description: 'YYYY-MM-DD in the requested time zone.' }),
+    sent: t.exposeInt('sent'),
+    delivered: t.exposeInt('delivered'),
+    read: t.exposeInt('read'),
+    failed: t.exposeInt('failed'),
+    cost: t.exposeFloat('cost'),
+  }),
+});
+
+const SummaryMetricsRef = builder.objectRef<SummaryMetrics>('SummaryMetrics').implement({
+  description: 'The outbound funnel over a range, with distinct contacts.',
+  fields: (t) => ({
+    sent: t.exposeInt('sent'),
+    delivered: t.exposeInt('delivered'),
+    read: t.exposeInt('read'),
+    failed: t.exposeInt('failed'),
+    cost: t.exposeFloat('cost'),
+    contacts: t.exposeInt('contacts', { description: 'Distinct user_phone.' }),
+  }),
+});
+
+const TagStatsRef = builder.objectRef<TagStats>('TagStats').implement({
+  description: 'Statistics of the campaigns carrying a tag (DESIGN section 6).',
+  fields: (t) => ({
+    campaignCount: t.exposeInt('campaignCount'),
+    sent: t.exposeInt('sent'),
+    delivered: t.exposeInt('delivered'),
+    read: t.exposeInt('read'),
+    failed: t.exposeInt('failed'),
+    lastUsed: t.expose('lastUsed', { type: 'DateTime', description: 'created_at of the newest campaign carrying the tag.' }),
+  }),
+});
+
+const analyticsScope = (appId: string) => ({ $all: { scope: 'analytics:read' as const, app: appId } });
+
+builder.queryFields((t) => ({
+  dailyMetrics: t.field({
+    type: [DailyMetricRef],
+    description:
+      'Outbound funnel per calendar day in `timezone` over [startDate, endDate) (default the last 30 days), every day present. Scope: analytics:read.',
+    authScopes: (_root, args) => analyticsScope(args.appId),
+    complexity: { field: 5, multiplier: 1 },
+    args: {
+      appId: t.arg({ type: 'UUID', required: true }),
+      startDate: t.arg({ type: 'DateTime' }),
+      endDate: t.arg({ type: 'DateTime' }),
+      timezone: t.arg.string({ description: 'IANA time zone, default UTC.', validate: { schema: z.string().min(1).max(64) } }),
+    },
+    resolve: (_root, args, ctx) => dailyMetrics(ctx, args),
+  }),
+  summaryMetrics: t.field({
+    type: SummaryMetricsRef,
+    description: 'Outbound funnel over [startDate, endDate) (default the last 30 days) with distinct contacts. Scope: analytics:read.',
+    authScopes: (_root, args) => analyticsScope(args.appId),
+    args: { appId: t.arg({ type: 'UUID', required: true }), startDate: t.arg({ type: 'DateTime' }), endDate: t.arg({ type: 'DateTime' }) },
+    resolve: (_root, args, ctx) => summaryMetrics(ctx, args),
+  }),
+  campaignTags: t.stringList({
+    description: 'Distinct campaign tags of the app, sorted. Scope: analytics:read.',
+    authScopes: (_root, args) => analyticsScope(args.appId),
+    args: { appId: t.arg({ type: 'UUID', required: true }) },
+    resolve: (_root, args, ctx) => campaignTags(ctx, args.appId),
+  }),
+  tagStats: t.field({
+    type: TagStatsRef,
+    description: 'Statistics of one tag; not_found when no campaign carries it. Scope: analytics:read.',
+    authScopes: (_root, args) => analyticsScope(args.appId),
+    args: { appId: t.arg({ type: 'UUID', required: true }), tag: t.arg.string({ required: true, validate: { schema: z.string().min(1).max(100) } }) },
+    resolve: (_root, args, ctx) => tagStats(ctx, args.appId, args.tag),
+  }),
+}));

@@ -1,0 +1,45 @@
+import { and, arrayContains, eq, inArray, sql } from 'drizzle-orm';
+import { notFound } from '../errors/app-error.js';
+import type { RequestContext } from '../runtime.js';
+import { funnelColumns, type FunnelCounts } from './funnel.js';
+import { rowsOf } from './metrics.service.js';
+import { campaigns, messages } from './tables.js';
+
+/** Distinct campaign tags of an app, sorted. */
+export async function campaignTags(ctx: RequestContext, appId: string): Promise<string[]> {
+  const result = await ctx.runtime.database.db.execute(
+    sql`select distinct unnest(${campaigns.tags}) as tag from ${campaigns} where ${campaigns.appId} = ${appId} order by 1`,
+  );
+  return rowsOf<{ tag: string }>(result).map((r) => r.tag);
+}
+
+export interface TagStats extends Omit<FunnelCounts, 'cost'> {
+  campaignCount: number;
+  lastUsed: Date;
+}
+
+/**
+ * DESIGN section 6: over the app's campaigns carrying the tag; the funnel over outbound
+ * messages of those campaigns; last_used is the newest such campaign; an unused tag is 404.
+ */
+export async function tagStats(ctx: RequestContext, appId: string, tag: string): Promise<TagStats> {
+  const { db } = ctx.runtime.database;
+  const tagged = and(eq(campaigns.appId, appId), arrayContains(campaigns.tags, [tag]));
+  const [usage] = await db
+    .select({ campaignCount: sql<number>`count(*)::int`, lastUsed: sql<string | null>`max(${campaigns.createdAt})` })
+    .from(campaigns)
+    .where(tagged);
+  if (!usage || usage.campaignCount === 0 || !usage.lastUsed) throw notFound('Tag');
+  const f = funnelColumns();
+  const [counts] = await db
+    .select({ sent: f.sent, delivered: f.delivered, read: f.read, failed: f.failed })
+    .from(messages)
+    .where(
+      and(
+        eq(messages.appId, appId),
+        eq(messages.direction, 'outbound'),
+        inArray(messages.campaignId, db.select({ id: campaigns.id }).from(campaigns).where(tagged)),
+      ),
+    );
+  return { campaignCount: usage.campaignCount, lastUsed: new Date(usage.lastUsed), ...counts! };
+}

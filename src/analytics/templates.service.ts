@@ -1,0 +1,65 @@
+import { and, desc, eq, ilike, type SQL } from 'drizzle-orm';
+import { z } from 'zod';
+import { notFound } from '../errors/app-error.js';
+import type { RequestContext } from '../runtime.js';
+import { containsPattern, pageSize } from './filters.js';
+import { afterCursor, toPage, type Page } from './pagination.js';
+import { templates, type TemplateRow } from './tables.js';
+
+const LIST = 'templates';
+const text = (max: number) => z.string().min(1).max(max);
+
+export const templateFilters = {
+  first: z.number().int().min(1).max(200),
+  after: z.string().max(512),
+  search: text(200),
+  status: text(50),
+  category: text(50),
+  language: text(20),
+};
+
+export const templateListArgs = z.object({
+  appId: z.uuid(),
+  first: pageSize,
+  after: templateFilters.after.nullish(),
+  search: templateFilters.search.nullish(),
+  status: templateFilters.status.nullish(),
+  category: templateFilters.category.nullish(),
+  language: templateFilters.language.nullish(),
+});
+
+export async function listTemplates(ctx: RequestContext, args: z.output<typeof templateListArgs>): Promise<Page<TemplateRow>> {
+  const conditions: (SQL | undefined)[] = [
+    eq(templates.appId, args.appId),
+    afterCursor(LIST, args.after ?? undefined, templates.createdAt, templates.id),
+    args.search ? ilike(templates.name, containsPattern(args.search)) : undefined,
+    args.status ? eq(templates.status, args.status) : undefined,
+    args.category ? eq(templates.category, args.category) : undefined,
+    args.language ? eq(templates.language, args.language) : undefined,
+  ];
+  const rows = await ctx.runtime.database.db
+    .select()
+    .from(templates)
+    .where(and(...conditions))
+    .orderBy(desc(templates.createdAt), desc(templates.id))
+    .limit(args.first + 1);
+  return toPage(LIST, rows, args.first);
+}
+
+export async function getTemplate(ctx: RequestContext, appId: string, templateId: string): Promise<TemplateRow> {
+  const [row] = await ctx.runtime.database.db
+    .select()
+    .from(templates)
+    .where(and(eq(templates.appId, appId), eq(templates.id, templateId)))
+    .limit(1);
+  if (!row) throw notFound('Template');
+  return row;
+}
+
+interface Button {
+  type?: string;
+}
+
+/** DESIGN section 6: button_count = buttons; quick_reply_count = buttons of type QUICK_REPLY. */
+export const buttonCount = (row: TemplateRow) => (row.buttons as Button[]).length;
+export const quickReplyCount = (row: TemplateRow) => (row.buttons as Button[]).filter((b) => b.type === 'QUICK_REPLY').length;

@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectErrorEnvelope, request } from '../helpers/http.js';
+import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { campaign, importRecords, message, template } from './fixtures.js';
+
+let server: TestServer;
+let tenant: Tenant;
+const get = (path: string, token = tenant.accessToken, appId = tenant.appId) =>
+  request(`${server.url}/api/v1/analytics/${appId}${path}`, { token });
+
+beforeAll(async () => {
+  server = await startTestServer();
+  tenant = await server.tenant({ scopes: ['analytics:read'] });
+  await importRecords(server, tenant.appId, [
+    ...Array.from({ length: 6 }, (_, i) => template(i + 1)),
+    campaign(1, { tags: ['black friday', 'été'] }),
+    campaign(2, { tags: ['été'] }),
+    campaign(3, { tags: ['unused-by-messages'] }),
+    // Outbound messages of campaigns 1 and 2; an inbound one and one of no campaign do not count.
+    ...['sent', 'delivered', 'read', 'failed', 'read'].map((status, i) =>
+      message(i * 2, { campaign_id: campaign(i % 2 ? 2 : 1).id, status, direction: 'outbound' }),
+    ),
+    message(101, { campaign_id: campaign(1).id, direction: 'inbound', status: 'received' }),
+    message(102, { campaign_id: null, direction: 'outbound', status: 'read' }),
+  ]);
+});
+afterAll(() => server.close());
+
+describe('GET /analytics/{appId}/templates', () => {
+  it('lists full records without the analytics-only fields', async () => {
+    const res = await get('/templates?limit=2');
+    expect(res.status).toBe(200);
+    expect(res.body.pagination).toEqual({ limit: 2, hasMore: true, nextCursor: expect.any(String) });
+    const item = res.body.data[0];
+    expect(item).toMatchObject({ id: template(6).id, app_id: tenant.appId, name: 'order_update_6', header_type: 'TEXT', provider_rejection_reason: null });
+    expect(item.body_variables).toEqual(template(6).body_variables);
+    expect(item.buttons).toEqual(template(6).buttons);
+    expect(item).not.toHaveProperty('button_count');
+    expect(item).not.toHaveProperty('quick_reply_count');
+  });
+
+  it.each([
+    ['?search=UPDATE_3', ['order_update_3']],
+    ['?category=MARKETING&language=pt_BR', ['order_update_6']],
+    ['?status=PAUSED', []],
+  ])('filters %s', async (query, names) => {
+    const res = await get(`/templates${query}`);
+    expect(res.body.data.map((t: any) => t.name)).toEqual(names);
+  });
+
+  it('the detail adds button_count and quick_reply_count', async () => {
+    const res = await get(`/templates/${template(2).id}`);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ id: template(2).id, button_count: 3, quick_reply_count: 2 });
+    expect(res.body.meta.timestamp).toBeTruthy();
+  });
+
+  it('an unknown template is 404 not_found; a malformed id is 400', async () => {
+    const missing = await get('/templates/00000000-0000-4000-9000-999999999999');
+    expect(missing.status).toBe(404);
+    expectErrorEnvelope(missing.body, 'not_found');
+    const malformed = await get('/templates/xyz');
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.error.details[0]).toMatchObject({ field: 'templateId', code: 'invalid_format' });
+  });
+
+  it("another app's template is 404 through its own app and 403 through the other's path", async () => {
+    const stranger = await server.tenant({ scopes: ['analytics:read'] });
+    await importRecords(server, stranger.appId, [template(50)]);
+    expect((await get(`/templates/${template(50).id}`)).status).toBe(404);
+    expect((await get(`/templates/${template(50).id}`, tenant.accessToken, stranger.appId)).status).toBe(403);
+  });
+});
+
+describe('tags', () => {
+  it('GET /tags lists distinct tags, sorted', async () => {
+    const res = await get('/tags');
+    expect(res.body.data).toEqual(['black friday', 'unused-by-messages', 'été']);
+  });
+
+  it('GET /tags/{tag}/stats works for tags with spaces and non-ASCII characters', async () => {
+    const res = await get(`/tags/${encodeURIComponent('été')}/stats`);
+    expect(res.status).toBe(200);
+    // Campaign 1: sent, read, read (i = 0, 2, 4); campaign 2: delivered, failed.
+    expect(res.body.data).toEqual({ campaign_count: 2, sent: 4, delivered: 3, read: 2, failed: 1, last_used: campaign(2).created_at });
+    const spaced = await get(`/tags/${encodeURIComponent('black friday')}/stats`);
+    expect(spaced.body.data).toMatchObject({ campaign_count: 1, sent: 3, delivered: 2, read: 2, failed: 0 });
+  });
+
+  it('a tag no campaign carries is 404; a tag without messages has zero counts', async () => {
+    expect((await get('/tags/nothing/stats')).status).toBe(404);
+    const quiet = await get('/tags/unused-by-messages/stats');
+    expect(quiet.body.data).toMatchObject({ campaign_count: 1, sent: 0, delivered: 0, read: 0, failed: 0 });
+  });
+
+  it('403 without analytics:read', async () => {
+    const other = await server.client({ apps: [tenant.appId], scopes: ['messages:read'] });
+    const res = await get('/tags', await other.token());
+    expect(res.status).toBe(403);
+    expectErrorEnvelope(res.body, 'forbidden');
+  });
+});
