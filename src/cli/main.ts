@@ -9,6 +9,7 @@ import { appsCreate } from './apps-create.js';
 import { UsageError } from './args.js';
 import { clientsCreate } from './clients-create.js';
 import { importCommand } from './import.js';
+import { seedCommand } from './seed.js';
 
 type Command = (runtime: Runtime, argv: string[]) => Promise<unknown>;
 
@@ -17,12 +18,14 @@ const commands: Record<string, Command> = {
   'apps create': appsCreate,
   'clients create': clientsCreate,
   import: importCommand,
+  seed: seedCommand,
 };
 
 const usage = `usage: npm run cli -- <command>
   apps create --name NAME [--timezone IANA]
   clients create --app ID [--app ID ...] --scopes s1,s2 [--rate minute=N,hour=N,day=N] [--name NAME]
-  import --app ID FILE|-`;
+  import --app ID FILE|-
+  seed --app ID --messages N [--seed N]`;
 
 async function main(argv: string[]): Promise<number> {
   const key = [`${argv[0]} ${argv[1]}`, argv[0]].find((k) => k && k in commands);

@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { seedAnalytics } from '../analytics/seed.js';
 import { createApp, createClient } from '../apps/service.js';
 import { apps } from '../apps/tables.js';
 import { scopes } from '../auth/scopes.js';
@@ -10,9 +11,10 @@ export interface DemoCredentials {
   clientSecret: string;
 }
 
-/** Sample data a domain adds to the demo app; each domain registers its own. */
-export type DemoSeeder = (runtime: Runtime, appId: string) => Promise<void>;
-export const demoSeeders: DemoSeeder[] = [];
+/** Sample data of each domain for the demo app, small enough for a first start. */
+const demoData: ((runtime: Runtime, appId: string) => Promise<unknown>)[] = [
+  (runtime, appId) => seedAnalytics({ db: runtime.database.db, appId, messages: 2_000 }),
+];
 
 // Arbitrary constant naming "demo bootstrap" for pg_advisory_xact_lock.
 const DEMO_LOCK_ID = 724_061_338;
@@ -31,7 +33,7 @@ export async function bootstrapDemo(runtime: Runtime): Promise<DemoCredentials |
   });
   if (!created) return undefined;
   const client = await createClient(db, { apps: [created.id], scopes: [...scopes], name: 'Demo client (all scopes)' });
-  for (const seed of demoSeeders) await seed(runtime, created.id);
+  for (const seed of demoData) await seed(runtime, created.id);
   return { appId: created.id, clientId: client.client_id, clientSecret: client.client_secret };
 }
 

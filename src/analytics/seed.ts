@@ -1,0 +1,220 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import type { Db } from '../db/client.js';
+import { funnel } from './funnel.js';
+import { campaigns, messages, templates } from './tables.js';
+
+type MessageInsert = typeof messages.$inferInsert;
+
+/** A small seeded PRNG (mulberry32): the same seed gives the same data set. */
+export function random(seed: number) {
+  let state = seed >>> 0;
+  const next = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
+  return { next, pick, int: (min: number, max: number) => min + Math.floor(next() * (max - min + 1)) };
+}
+
+const TAGS = ['black friday', 'spring sale', 'onboarding', 'retention', 'été 2026', 'vip', 'reactivation', 'newsletter'];
+const CHANNELS = ['whatsapp', 'whatsapp', 'whatsapp', 'sms', 'instagram'];
+const COST = { whatsapp: 0.0147, sms: 0.0395, instagram: 0 } as Record<string, number>;
+const DAY = 86_400_000;
+const BATCH = 5_000;
+
+export interface SeedOptions {
+  db: Db;
+  appId: string;
+  messages: number;
+  seed?: number;
+  now?: Date;
+  progress?: (done: number) => void;
+}
+
+/**
+ * Synthetic, internally consistent analytics data over the last 90 days: campaigns with tags,
+ * templates, and messages whose statuses follow the delivery funnel, linked to campaigns, with
+ * per-channel costs and a contact pool that repeats phones.
+ */
+export async function seedAnalytics(options: SeedOptions) {
+  const rng = random(options.seed ?? 42);
+  const now = options.now ?? new Date();
+  const { db, appId } = options;
+  const run = randomUUID().slice(0, 8);
+  const campaignCount = Math.max(10, Math.ceil(options.messages / 5000));
+  const campaignRows = Array.from({ length: campaignCount }, (_, i) => ({
+    appId,
+    id: randomUUID(),
+    name: `${rng.pick(['Spring', 'Summer', 'Winback', 'Welcome', 'Flash', 'Loyalty'])} ${rng.pick(['promo', 'series', 'blast', 'journey'])} #${i + 1}`,
+    status: rng.pick(['active', 'completed', 'completed', 'paused', 'failed', 'scheduled', 'running']),
+    totalContacts: 0,
+    sentCount: 0,
+    tags: [...new Set([rng.pick(TAGS), rng.pick(TAGS)])].slice(0, rng.int(1, 2)),
+    createdAt: new Date(now.getTime() - rng.int(1, 90) * DAY),
+  }));
+  const contacts = Array.from({ length: Math.max(50, Math.ceil(options.messages / 8)) }, () => `44${rng.int(7000000000, 7999999999)}`);
+  const sentPerCampaign = new Map<string, Set<string>>();
+  let done = 0;
+  while (done < options.messages) {
+    const rows: MessageInsert[] = [];
+    for (let i = 0; i < BATCH && done + i < options.messages; i++) rows.push(messageRow(done + i));
+    await insertJson(db, rows);
+    done += rows.length;
+    options.progress?.(done);
+  }
+  for (const c of campaignRows) {
+    const phones = sentPerCampaign.get(c.id);
+    c.totalContacts = Math.round((phones?.size ?? 0) * 1.1);
+    c.sentCount = phones?.size ?? 0;
+  }
+  await db.insert(campaigns).values(campaignRows);
+  await db.insert(templates).values(templateRows(appId, now));
+  return { messages: done, campaigns: campaignRows.length, templates: 3 };
+
+  function messageRow(n: number): MessageInsert {
+    const outbound = rng.next() < 0.7;
+    const channel = rng.pick(CHANNELS);
+    const phone = rng.pick(contacts);
+    const campaign = outbound && rng.next() < 0.6 ? rng.pick(campaignRows) : undefined;
+    const earliest = campaign ? campaign.createdAt.getTime() : now.getTime() - 90 * DAY;
+    const createdAt = new Date(earliest + Math.floor(rng.next() * (now.getTime() - earliest)));
+    const roll = rng.next();
+    const status = outbound
+      ? roll < 0.05
+        ? 'failed'
+        : roll < 0.2
+          ? 'sent'
+          : roll < 0.5
+            ? 'delivered'
+            : 'read'
+      : roll < 0.15
+        ? 'flow_handled'
+        : 'received';
+    if (campaign) sentPerCampaign.set(campaign.id, (sentPerCampaign.get(campaign.id) ?? new Set()).add(phone));
+    const at = (minutes: number) => new Date(createdAt.getTime() + minutes * 60_000);
+    const reached = (set: readonly string[]) => set.includes(status);
+    return {
+      appId,
+      id: `seed-${run}-${n}`,
+      source: outbound ? 'switchboard' : channel,
+      destination: outbound ? channel : 'switchboard',
+      providerFrom: outbound ? '447700900000' : phone,
+      providerTo: outbound ? phone : '447700900000',
+      channel,
+      direction: outbound ? 'outbound' : 'inbound',
+      messageType: outbound ? rng.pick(['template', 'template', 'interactive', 'text']) : rng.pick(['text', 'text', 'image', 'interactive']),
+      userPhone: phone,
+      conversationKey: `conv-${phone}-${Math.floor(createdAt.getTime() / DAY)}`,
+      providerMessageId: `wamid.${run}${n.toString(36)}`,
+      status,
+      sentAt: outbound && status !== 'failed' ? at(0) : null,
+      failedAt: status === 'failed' ? at(1) : null,
+      deliveredAt: outbound && reached(funnel.delivered) ? at(1) : null,
+      readAt: outbound && reached(funnel.read) ? at(rng.int(2, 600)) : null,
+      errorMessage: status === 'failed' ? rng.pick(['Recipient not on WhatsApp', 'Rate limit hit', 'Message undeliverable']) : null,
+      campaignId: campaign?.id ?? null,
+      cost: outbound && status !== 'failed' ? (COST[channel] ?? 0) : 0,
+      createdAt,
+    };
+  }
+}
+
+/**
+ * One JSON parameter per batch instead of ~20 bind parameters a row: binding dominated the time
+ * of a multi-row INSERT (measured ~900 rows/s on PostgreSQL with 2,000-row batches).
+ */
+async function insertJson(db: Db, rows: MessageInsert[]) {
+  const json = JSON.stringify(
+    rows.map((r) => ({
+      app_id: r.appId,
+      id: r.id,
+      source: r.source,
+      destination: r.destination,
+      provider_from: r.providerFrom,
+      provider_to: r.providerTo,
+      channel: r.channel,
+      direction: r.direction,
+      message_type: r.messageType,
+      user_phone: r.userPhone,
+      conversation_key: r.conversationKey,
+      provider_message_id: r.providerMessageId,
+      status: r.status,
+      sent_at: r.sentAt,
+      failed_at: r.failedAt,
+      delivered_at: r.deliveredAt,
+      read_at: r.readAt,
+      error_message: r.errorMessage,
+      campaign_id: r.campaignId,
+      cost: r.cost,
+      created_at: r.createdAt,
+    })),
+  );
+  await db.execute(sql`insert into ${messages} select * from json_populate_recordset(null::messages, ${json}::json)`);
+}
+
+function templateRows(appId: string, now: Date) {
+  const base = {
+    appId,
+    status: 'APPROVED',
+    headerType: 'TEXT',
+    providerStatus: 'APPROVED',
+    providerRejectionReason: null,
+    providerQuality: 'GREEN',
+    createdAt: new Date(now.getTime() - 60 * DAY),
+    updatedAt: new Date(now.getTime() - 30 * DAY),
+  };
+  return [
+    {
+      ...base,
+      id: randomUUID(),
+      name: 'order_shipped',
+      category: 'UTILITY',
+      language: 'en_US',
+      headerText: 'Order {{1}}',
+      bodyText: 'Hi {{1}}, order {{2}} is on its way.',
+      bodyVariables: [
+        { index: 1, type: 'text', example: 'Ana' },
+        { index: 2, type: 'text', example: 'A-1042' },
+      ],
+      footerText: 'Reply STOP to opt out',
+      buttons: [{ type: 'URL', text: 'Track', url: 'https://example.com/t/{{1}}' }],
+      providerTemplateId: `pt-${randomUUID().slice(0, 8)}`,
+    },
+    {
+      ...base,
+      id: randomUUID(),
+      name: 'spring_offer',
+      category: 'MARKETING',
+      language: 'en_US',
+      headerText: 'Spring offer',
+      bodyText: '{{first_name}}, 20% off until {{end_date}}.',
+      bodyVariables: [
+        { index: 1, name: 'first_name', type: 'text', example: 'Ana' },
+        { index: 2, name: 'end_date', type: 'text', example: '31 March' },
+      ],
+      footerText: 'Terms apply',
+      buttons: [
+        { type: 'QUICK_REPLY', text: 'Yes please' },
+        { type: 'QUICK_REPLY', text: 'Not now' },
+      ],
+      providerTemplateId: `pt-${randomUUID().slice(0, 8)}`,
+    },
+    {
+      ...base,
+      id: randomUUID(),
+      name: 'book_a_call',
+      category: 'UTILITY',
+      language: 'pt_BR',
+      headerText: 'Agende',
+      bodyText: 'Olá {{1}}, escolha um horário.',
+      bodyVariables: [{ index: 1, type: 'text', example: 'Ana' }],
+      footerText: 'Switchboard',
+      buttons: [{ type: 'FLOW', text: 'Escolher horário' }],
+      providerTemplateId: `pt-${randomUUID().slice(0, 8)}`,
+    },
+  ];
+}
