@@ -35,10 +35,11 @@ export const messages = pgTable(
   (t) => [
     primaryKey({ columns: [t.appId, t.id] }),
     // Keyset order of the list (DESIGN section 6: created_at desc, id desc), with and without
-    // the most selective filters in front.
-    index('messages_app_created_idx').on(t.appId, t.createdAt.desc(), t.id.desc()),
-    index('messages_app_status_created_idx').on(t.appId, t.status, t.createdAt.desc(), t.id.desc()),
-    index('messages_app_direction_created_idx').on(t.appId, t.direction, t.createdAt.desc(), t.id.desc()),
+    // the most selective filters in front. Ascending on purpose: a backward scan yields
+    // DESC NULLS FIRST, the default of ORDER BY ... DESC; a DESC NULLS LAST index does not.
+    index('messages_app_created_idx').on(t.appId, t.createdAt, t.id),
+    index('messages_app_status_created_idx').on(t.appId, t.status, t.createdAt, t.id),
+    index('messages_app_direction_created_idx').on(t.appId, t.direction, t.createdAt, t.id),
     index('messages_app_campaign_idx').on(t.appId, t.campaignId),
     index('messages_app_phone_idx').on(t.appId, t.userPhone),
   ],
@@ -60,8 +61,8 @@ export const campaigns = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.appId, t.id] }),
-    index('campaigns_app_created_idx').on(t.appId, t.createdAt.desc(), t.id.desc()),
-    index('campaigns_app_status_created_idx').on(t.appId, t.status, t.createdAt.desc(), t.id.desc()),
+    index('campaigns_app_created_idx').on(t.appId, t.createdAt, t.id),
+    index('campaigns_app_status_created_idx').on(t.appId, t.status, t.createdAt, t.id),
     index('campaigns_tags_idx').using('gin', t.tags),
   ],
 );
@@ -90,7 +91,7 @@ export const templates = pgTable(
     createdAt: ts('created_at').notNull(),
     updatedAt: ts('updated_at').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.appId, t.id] }), index('templates_app_created_idx').on(t.appId, t.createdAt.desc(), t.id.desc())],
+  (t) => [primaryKey({ columns: [t.appId, t.id] }), index('templates_app_created_idx').on(t.appId, t.createdAt, t.id)],
 );
 
 export type MessageRow = typeof messages.$inferSelect;
