@@ -5,9 +5,10 @@ import { bodyLimit } from 'hono/body-limit';
 import { authenticate } from '../auth/oauth.js';
 import { AppError } from '../errors/app-error.js';
 import { toAppError } from '../graphql/errors.js';
-import { mountRoutes, type RestRoute } from '../rest/adapter.js';
+import { mountLookupRoutes, mountRoutes, type RestRoute } from '../rest/adapter.js';
 import { tokenHandler } from '../rest/oauth.js';
 import type { RequestContext, Runtime } from '../runtime.js';
+import { videoHostRoutes } from '../video/rest.js';
 import { errorResponse, serverError } from './envelope.js';
 import { createGraphQLServer } from './graphql.js';
 import type { HttpEnv } from './types.js';
@@ -56,28 +57,36 @@ export const tooLarge = bodyLimit({
   },
 });
 
+/** How a listener writes an error it answers itself (before any route runs). */
+type ErrorShape = (error: AppError, c: import('hono').Context<HttpEnv>) => Response;
+
+const restShape: ErrorShape = (error, c) => errorResponse(error, c.get('requestId'));
+const graphqlShape: ErrorShape = (error, c) =>
+  c.json({ errors: [{ message: error.message, extensions: { code: error.type } }] }, error.status as 401, error.headers);
+/** The video host's envelope (DESIGN section 9): `{ ok: false, error: { type, message } }`. */
+const videoShape: ErrorShape = (error, c) =>
+  c.json({ ok: false, error: { type: error.type, message: error.message } }, error.status as 401, {
+    ...error.headers,
+    'X-Request-Id': c.get('requestId'),
+  });
+
 /**
- * Bearer authentication then rate limiting, for every authenticated request, REST and GraphQL
- * alike (DESIGN sections 2 and 4). `shape` lets GraphQL answer 401 in its own error format.
+ * Bearer authentication then rate limiting, for every authenticated request, REST, GraphQL and
+ * the video host alike (DESIGN sections 2, 4 and 9); `shape` writes 401 and 429 in the
+ * listener's own error format.
  */
-function requireAuth(runtime: Runtime, shape: 'rest' | 'graphql'): MiddlewareHandler<HttpEnv> {
+function requireAuth(runtime: Runtime, shape: ErrorShape): MiddlewareHandler<HttpEnv> {
   return async (c, next) => {
     const ctx = c.get('requestContext');
     const result = await authenticate(runtime, c.req.header('authorization'));
     if (!result.ok) {
-      const error = new AppError('unauthorized', result.message);
-      if (shape === 'rest') return errorResponse(error, ctx.requestId);
-      return c.json({ errors: [{ message: result.message, extensions: { code: 'unauthorized' } }] }, 401, {
-        'WWW-Authenticate': 'Bearer realm="switchboard"',
-      });
+      return shape(new AppError('unauthorized', result.message, { headers: { 'WWW-Authenticate': 'Bearer realm="switchboard"' } }), c);
     }
     ctx.auth = result.auth;
     const decision = await runtime.rateLimits.consume(result.auth.clientId, result.quota);
     if (!decision.allowed) {
       ctx.logger.info({ client: result.auth.clientId }, 'rate limit exceeded');
-      const error = new AppError('rate_limit_exceeded', 'Rate limit exceeded', { headers: decision.headers });
-      if (shape === 'rest') return errorResponse(error, ctx.requestId);
-      return c.json({ errors: [{ message: error.message, extensions: { code: error.type } }] }, 429, decision.headers);
+      return shape(new AppError('rate_limit_exceeded', 'Rate limit exceeded', { headers: decision.headers }), c);
     }
     await next();
     for (const [name, value] of Object.entries(decision.headers)) c.res.headers.set(name, value);
@@ -108,7 +117,7 @@ export function createMainApp(runtime: Runtime, schema: GraphQLSchema, routes: r
   });
   app.get('/.well-known/jwks.json', (c) => c.json(runtime.keys.jwks));
 
-  const graphqlAuth = requireAuth(runtime, 'graphql');
+  const graphqlAuth = requireAuth(runtime, graphqlShape);
   app.use('/graphql', tooLarge, async (c, next) => (isGraphiQLPage(c) ? next() : graphqlAuth(c, next)));
   app.on(['GET', 'POST'], '/graphql', (c) => yoga.fetch(c.req.raw, { requestContext: c.get('requestContext') }));
   app.all('/graphql', () => {
@@ -121,21 +130,20 @@ export function createMainApp(runtime: Runtime, schema: GraphQLSchema, routes: r
   v1.all('/oauth/token', () => {
     throw new AppError('method_not_allowed', 'Use POST');
   });
-  v1.use('*', requireAuth(runtime, 'rest'));
+  v1.use('*', requireAuth(runtime, restShape));
   mountRoutes(v1, schema, routes);
   app.route('/api/v1', v1);
   return app;
 }
 
-/** The video lookup host (SPEC: {video_url}/api/calls/{callId}); its routes come with the video domain. */
-export function createVideoApp(runtime: Runtime): Hono<HttpEnv> {
+/** The video lookup host (SPEC: {video_url}/api/calls/{callId}); its route runs through the schema like v1's. */
+export function createVideoApp(runtime: Runtime, schema: GraphQLSchema): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>();
   app.use('*', requestScope(runtime));
   app.onError((error, c) => {
     const appError = toAppError(error);
-    if (!appError || appError.type === 'server_error') runtime.logger.error({ err: error }, 'unhandled error on video host');
-    const shown = appError && appError.type !== 'server_error' ? appError : serverError();
-    return c.json({ ok: false, error: { type: shown.type, message: shown.message } }, shown.status as 500);
+    if (!appError || appError.type === 'server_error') runtime.logger.error({ err: error, requestId: c.get('requestId') }, 'unhandled error on video host');
+    return videoShape(appError && appError.type !== 'server_error' ? appError : serverError(), c);
   });
   app.notFound(() => {
     throw new AppError('not_found', 'No such path');
@@ -149,5 +157,7 @@ export function createVideoApp(runtime: Runtime): Hono<HttpEnv> {
       return c.json({ status: 'unavailable' }, 503);
     }
   });
+  app.use('/api/*', tooLarge, requireAuth(runtime, videoShape));
+  mountLookupRoutes(app, schema, videoHostRoutes, 'Video call');
   return app;
 }

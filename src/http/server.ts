@@ -24,7 +24,7 @@ function listen(app: Hono<HttpEnv>, port: number, hostname: string): Promise<Ser
 
 export async function startServers(runtime: Runtime, ports: { main: number; video: number; host: string }): Promise<RunningServers> {
   const main = await listen(createMainApp(runtime, schema, restRoutes), ports.main, ports.host);
-  const video = await listen(createVideoApp(runtime), ports.video, ports.host);
+  const video = await listen(createVideoApp(runtime, schema), ports.video, ports.host);
   const closeOne = (server: Server) =>
     new Promise<void>((resolve) => {
       const timer = setTimeout(() => server.closeAllConnections(), runtime.config.SHUTDOWN_GRACE_MS);

@@ -1,5 +1,6 @@
 import { campaignImport, messageImport, templateImport } from '../analytics/import.js';
+import { videoCallImport } from '../video/import.js';
 import type { ImportType } from './ndjson.js';
 
 // Every domain's NDJSON record types (DESIGN section 5), in dependency order.
-export const importTypes: readonly ImportType[] = [campaignImport, messageImport, templateImport] as ImportType[];
+export const importTypes: readonly ImportType[] = [campaignImport, messageImport, templateImport, videoCallImport] as ImportType[];

@@ -13,6 +13,7 @@ import { toAppError } from '../graphql/errors.js';
 import { validationErrorType } from '../graphql/builder.js';
 import { errorResponse, serverError, timestamp } from '../http/envelope.js';
 import type { HttpEnv } from '../http/types.js';
+import type { RequestContext } from '../runtime.js';
 import { coerceVariables } from './variables.js';
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -181,3 +182,42 @@ export async function readJsonBody(c: HonoContext<HttpEnv>, invalidJson: ErrorTy
 export const withMeta = (data: unknown, extra: Record<string, unknown> = {}) => ({ data, meta: { timestamp: timestamp() }, ...extra });
 
 export { errorResponse };
+
+/**
+ * A variant of mountRoutes for a host with its own envelope whose routes take path parameters
+ * only (the video lookup host, DESIGN section 9): a parameter that does not coerce to its type
+ * names no record, so it is `not_found`; errors are thrown as AppErrors for the host's onError.
+ */
+export function mountLookupRoutes(app: Hono<HttpEnv>, schema: GraphQLSchema, routes: readonly RestRoute[], what: string): void {
+  for (const route of routes) {
+    const prepared = prepareRoute(schema, route);
+    app.on(route.method, route.path, async (c) => {
+      const params = c.req.param() as Record<string, string>;
+      const { values, details } = coerceVariables(schema, prepared.operation.variableDefinitions ?? [], params, new Set(Object.keys(params)));
+      if (details.length > 0) throw new AppError('not_found', `${what} not found`);
+      const { status = 200, body } = route.respond(await executePrepared(c.get('requestContext'), schema, prepared, values));
+      return c.json(body as object, status as 200);
+    });
+    app.all(route.path, () => {
+      throw new AppError('method_not_allowed', 'Method not allowed on this path');
+    });
+  }
+}
+
+/** Executes a prepared document; its first error is thrown as an AppError (unexpected ones logged, as server_error). */
+async function executePrepared(
+  ctx: RequestContext,
+  schema: GraphQLSchema,
+  prepared: PreparedRoute,
+  variableValues: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const result = await execute({ schema, document: prepared.document, variableValues, contextValue: ctx });
+  const first = result.errors?.[0];
+  if (first) {
+    const appError = toAppError(first);
+    if (appError) throw appError;
+    ctx.logger.error({ err: first.originalError ?? first, path: first.path }, 'unexpected error in lookup route');
+    throw serverError();
+  }
+  return result.data as Record<string, unknown>;
+}

@@ -1,0 +1,22 @@
+// DESIGN section 9: billedMinutes are whole minutes connected, rounded up, counted up to `now`
+// while the participant is still connected (leftAt null); usage.participantMinutes is their sum.
+
+export interface Session {
+  joinedAt: Date;
+  leftAt: Date | null;
+}
+
+const MINUTE_MS = 60_000;
+
+/** Whole minutes from joinedAt to leftAt (or `now`), rounded up; never negative (a join stamped in the future bills 0). */
+export function billedMinutes(session: Session, now: Date): number {
+  const end = session.leftAt ?? now;
+  const connectedMs = end.getTime() - session.joinedAt.getTime();
+  return connectedMs <= 0 ? 0 : Math.ceil(connectedMs / MINUTE_MS);
+}
+
+/** Each session with its billed minutes, and their sum, against one clock reading so they agree. */
+export function billCall<S extends Session>(sessions: readonly S[], now: Date): { sessions: (S & { billedMinutes: number })[]; participantMinutes: number } {
+  const billed = sessions.map((s) => ({ ...s, billedMinutes: billedMinutes(s, now) }));
+  return { sessions: billed, participantMinutes: billed.reduce((sum, s) => sum + s.billedMinutes, 0) };
+}

@@ -1,0 +1,274 @@
+import { parseInput } from '../errors/zod-details.js';
+import { builder } from '../graphql/builder.js';
+import { connectionOf, pageComplexity } from '../graphql/connection.js';
+import { callStatuses, participantRoles, recordingStatuses } from './lifecycle.js';
+import { participantsLoader, recordingsLoader, type BilledParticipant } from './loaders.js';
+import {
+  callEndedArgs,
+  createVideoCall,
+  createVideoCallInput,
+  getVideoCall,
+  listVideoCalls,
+  lookupVideoCall,
+  participantJoinedArgs,
+  participantLeftArgs,
+  recordCallEnded,
+  recordingStatusArgs,
+  recordParticipantJoined,
+  recordParticipantLeft,
+  recordRecordingStatus,
+  videoCallListArgs,
+  videoFields as shape,
+} from './service.js';
+import type { VideoCallRow, VideoRecordingRow } from './tables.js';
+
+// SPEC "Video call (on the video host)". Reads need video:read (DESIGN section 2); DESIGN names
+// no video write scope, so creating calls and recording provider events use scheduling:write
+// ("call creation uses scheduling:write").
+
+const VideoProvider = builder.objectRef<{ name: string; meetingId: string }>('VideoProvider').implement({
+  description: 'The video provider hosting the call.',
+  fields: (t) => ({ name: t.exposeString('name'), meetingId: t.exposeString('meetingId') }),
+});
+
+const VideoContactCenter = builder.objectRef<VideoCallRow>('VideoContactCenter').implement({
+  description: 'Contact-center context of the call.',
+  fields: (t) => ({
+    conversationId: t.exposeString('conversationId'),
+    ccHostOrigin: t.exposeString('ccHostOrigin'),
+    ccTargetEnv: t.exposeString('ccTargetEnv'),
+    ccLangTag: t.exposeString('ccLangTag'),
+    ccUsePopupAuth: t.exposeBoolean('ccUsePopupAuth'),
+  }),
+});
+
+const VideoParticipant = builder.objectRef<BilledParticipant>('VideoParticipant').implement({
+  description: 'One connected session of a participant; a rejoin after leaving is a new session.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    providerParticipantId: t.exposeString('providerParticipantId'),
+    role: t.exposeString('role', { description: `One of ${participantRoles.join(', ')}.` }),
+    name: t.exposeString('name', { description: 'Display name.' }),
+    joinedAt: t.expose('joinedAt', { type: 'DateTime' }),
+    leftAt: t.expose('leftAt', { type: 'DateTime', nullable: true, description: 'Null while connected.' }),
+    billedMinutes: t.exposeInt('billedMinutes', {
+      description: 'Whole minutes connected, rounded up; counted up to now while connected (DESIGN section 9).',
+    }),
+  }),
+});
+
+const VideoUsage = builder.objectRef<{ participantMinutes: number }>('VideoUsage').implement({
+  description: 'Usage of a call.',
+  fields: (t) => ({ participantMinutes: t.exposeInt('participantMinutes', { description: "Sum of the participants' billedMinutes." }) }),
+});
+
+const VideoRecording = builder.objectRef<VideoRecordingRow>('VideoRecording').implement({
+  description: 'A recording (archive) of the call.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    providerArchiveId: t.exposeString('providerArchiveId'),
+    url: t.exposeString('url', { nullable: true, description: 'Download URL; it may expire.' }),
+    status: t.exposeString('status', { description: `One of ${recordingStatuses.join(', ')}.` }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});
+
+const key = (call: VideoCallRow) => ({ appId: call.appId, callId: call.id });
+// A call has a handful of sessions and recordings, loaded for a whole page in one query: weighed
+// as 2 items rather than the default 10, so a page of 50 calls with every field fits the budget.
+const batchedList = { field: 1, multiplier: 2 };
+
+const VideoCall = builder.objectRef<VideoCallRow>('VideoCall').implement({
+  description: 'A video call with its participants, usage and recordings (SPEC "Video call"). Scope: video:read.',
+  fields: (t) => ({
+    callId: t.exposeID('id'),
+    appId: t.exposeID('appId'),
+    status: t.exposeString('status', { description: `One of ${callStatuses.join(', ')} (README "Video calls" for the moves).` }),
+    presetId: t.exposeString('presetId'),
+    title: t.exposeString('title', { nullable: true }),
+    description: t.exposeString('description', { nullable: true }),
+    metadata: t.field({ type: 'JSON', nullable: true, description: 'Free-form object.', resolve: (call) => call.metadata }),
+    hostName: t.exposeString('hostName', { nullable: true }),
+    guestName: t.exposeString('guestName', { nullable: true }),
+    provider: t.field({
+      type: VideoProvider,
+      nullable: true,
+      resolve: (call) => (call.providerName !== null && call.providerMeetingId !== null ? { name: call.providerName, meetingId: call.providerMeetingId } : null),
+    }),
+    contactcenter: t.field({ type: VideoContactCenter, resolve: (call) => call }),
+    participants: t.field({
+      type: [VideoParticipant],
+      description: 'In join order; batched per request (one query per page of calls).',
+      complexity: batchedList,
+      resolve: async (call, _args, ctx) => (await participantsLoader(ctx).load(key(call))).participants,
+    }),
+    usage: t.field({
+      type: VideoUsage,
+      resolve: async (call, _args, ctx) => ({ participantMinutes: (await participantsLoader(ctx).load(key(call))).participantMinutes }),
+    }),
+    recordings: t.field({
+      type: [VideoRecording],
+      description: 'Oldest first; batched per request.',
+      complexity: batchedList,
+      resolve: (call, _args, ctx) => recordingsLoader(ctx).load(key(call)),
+    }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});
+
+const VideoCallConnection = connectionOf('VideoCall', VideoCall, 'A page of video calls, newest first (created_at desc, id desc).');
+
+builder.queryField('videoCall', (t) =>
+  t.field({
+    type: VideoCall,
+    description: 'One video call of an app; not_found when the app has no call with this id. Scope: video:read.',
+    authScopes: (_root, args) => ({ $all: { scope: 'video:read', app: args.appId } }),
+    args: { appId: t.arg({ type: 'UUID', required: true }), callId: t.arg({ type: 'UUID', required: true }) },
+    resolve: (_root, args, ctx) => getVideoCall(ctx, args.appId, args.callId),
+  }),
+);
+
+builder.queryField('videoCallLookup', (t) =>
+  t.field({
+    type: VideoCall,
+    description:
+      "The video host's lookup (GET {video_url}/api/calls/{callId}): a call of any app the token may access; a call of another app is not_found. Scope: video:read.",
+    authScopes: { scope: 'video:read' },
+    args: { callId: t.arg({ type: 'UUID', required: true }) },
+    resolve: (_root, args, ctx) => lookupVideoCall(ctx, args.callId),
+  }),
+);
+
+builder.queryField('videoCalls', (t) =>
+  t.field({
+    type: VideoCallConnection,
+    description: 'Video calls of an app, newest first, optionally of one status. Scope: video:read.',
+    authScopes: (_root, args) => ({ $all: { scope: 'video:read', app: args.appId } }),
+    complexity: pageComplexity,
+    args: {
+      appId: t.arg({ type: 'UUID', required: true }),
+      first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).', validate: { schema: shape.first } }),
+      after: t.arg.string({ description: 'pageInfo.endCursor of the previous page.', validate: { schema: shape.after } }),
+      status: t.arg.string({ description: `One of ${callStatuses.join(', ')}.`, validate: { schema: shape.callStatus } }),
+    },
+    resolve: (_root, args, ctx) => listVideoCalls(ctx, parseInput(videoCallListArgs, args)),
+  }),
+);
+
+const VideoProviderInput = builder.inputType('VideoProviderInput', {
+  fields: (t) => ({
+    name: t.string({ required: true, validate: { schema: shape.provider.shape.name } }),
+    meetingId: t.string({ required: true, validate: { schema: shape.provider.shape.meetingId } }),
+  }),
+});
+
+const cc = shape.contactcenter.shape;
+const VideoContactCenterInput = builder.inputType('VideoContactCenterInput', {
+  fields: (t) => ({
+    conversationId: t.string({ required: true, validate: { schema: cc.conversationId } }),
+    ccHostOrigin: t.string({ required: true, validate: { schema: cc.ccHostOrigin } }),
+    ccTargetEnv: t.string({ required: true, validate: { schema: cc.ccTargetEnv } }),
+    ccLangTag: t.string({ required: true, validate: { schema: cc.ccLangTag } }),
+    ccUsePopupAuth: t.boolean({ required: true }),
+  }),
+});
+
+const CreateVideoCallInput = builder.inputType('CreateVideoCallInput', {
+  fields: (t) => ({
+    presetId: t.string({ required: true, validate: { schema: shape.presetId } }),
+    title: t.string({ validate: { schema: shape.title } }),
+    description: t.string({ validate: { schema: shape.description } }),
+    metadata: t.field({ type: 'JSON', description: 'A JSON object, or null.', validate: { schema: shape.metadata } }),
+    hostName: t.string({ validate: { schema: shape.hostName } }),
+    guestName: t.string({ validate: { schema: shape.guestName } }),
+    provider: t.field({ type: VideoProviderInput }),
+    contactcenter: t.field({ type: VideoContactCenterInput, required: true }),
+  }),
+});
+
+const event = (what: string) =>
+  `${what} Runs in one transaction; a move the call's state does not allow is conflict (409). Scope: scheduling:write (DESIGN names no video write scope).`;
+const atDescription = 'When it happened at the provider (default: now).';
+
+builder.mutationField('createVideoCall', (t) =>
+  t.field({
+    type: VideoCall,
+    description: 'Creates a video call in status created. Scope: scheduling:write (DESIGN: call creation uses scheduling:write).',
+    authScopes: (_root, args) => ({ $all: { scope: 'scheduling:write', app: args.appId } }),
+    args: { appId: t.arg({ type: 'UUID', required: true }), input: t.arg({ type: CreateVideoCallInput, required: true }) },
+    resolve: (_root, args, ctx) => createVideoCall(ctx, args.appId, parseInput(createVideoCallInput, args.input)),
+  }),
+);
+
+builder.mutationField('recordVideoParticipantJoined', (t) =>
+  t.field({
+    type: VideoCall,
+    description: event(
+      'Provider event: a participant joined (a new session). The first join moves the call from created to active; an ended call refuses joins, and so does a participant already connected.',
+    ),
+    authScopes: (_root, args) => ({ $all: { scope: 'scheduling:write', app: args.appId } }),
+    args: {
+      appId: t.arg({ type: 'UUID', required: true }),
+      callId: t.arg({ type: 'UUID', required: true }),
+      providerParticipantId: t.arg.string({ required: true, validate: { schema: shape.providerParticipantId } }),
+      role: t.arg.string({ required: true, description: `One of ${participantRoles.join(', ')}.`, validate: { schema: shape.role } }),
+      name: t.arg.string({ required: true, description: 'Display name.', validate: { schema: shape.name } }),
+      at: t.arg({ type: 'DateTime', description: atDescription }),
+    },
+    resolve: (_root, args, ctx) => recordParticipantJoined(ctx, parseInput(participantJoinedArgs, args)),
+  }),
+);
+
+builder.mutationField('recordVideoParticipantLeft', (t) =>
+  t.field({
+    type: VideoCall,
+    description: event(
+      "Provider event: a participant left; closes its connected session. The call stays active (only recordVideoCallEnded ends it). Leaving twice is 409; an unknown participant is not_found; `at` before the join is validation_error.",
+    ),
+    authScopes: (_root, args) => ({ $all: { scope: 'scheduling:write', app: args.appId } }),
+    args: {
+      appId: t.arg({ type: 'UUID', required: true }),
+      callId: t.arg({ type: 'UUID', required: true }),
+      providerParticipantId: t.arg.string({ required: true, validate: { schema: shape.providerParticipantId } }),
+      at: t.arg({ type: 'DateTime', description: atDescription }),
+    },
+    resolve: (_root, args, ctx) => recordParticipantLeft(ctx, parseInput(participantLeftArgs, args)),
+  }),
+);
+
+builder.mutationField('recordVideoCallEnded', (t) =>
+  t.field({
+    type: VideoCall,
+    description: event(
+      'Provider event: the meeting ended. Moves created or active to ended; participants still connected leave at `at`. Ending twice is 409.',
+    ),
+    authScopes: (_root, args) => ({ $all: { scope: 'scheduling:write', app: args.appId } }),
+    args: {
+      appId: t.arg({ type: 'UUID', required: true }),
+      callId: t.arg({ type: 'UUID', required: true }),
+      at: t.arg({ type: 'DateTime', description: atDescription }),
+    },
+    resolve: (_root, args, ctx) => recordCallEnded(ctx, parseInput(callEndedArgs, args)),
+  }),
+);
+
+builder.mutationField('recordVideoRecordingStatus', (t) =>
+  t.field({
+    type: VideoCall,
+    description: event(
+      'Provider event: a recording (by providerArchiveId) was created or changed status. A new recording may start in any status; processing moves to available or failed; available and failed are final (repeating the same status is accepted and may refresh the url). The call must have started (active or ended).',
+    ),
+    authScopes: (_root, args) => ({ $all: { scope: 'scheduling:write', app: args.appId } }),
+    args: {
+      appId: t.arg({ type: 'UUID', required: true }),
+      callId: t.arg({ type: 'UUID', required: true }),
+      providerArchiveId: t.arg.string({ required: true, validate: { schema: shape.providerArchiveId } }),
+      status: t.arg.string({ required: true, description: `One of ${recordingStatuses.join(', ')}.`, validate: { schema: shape.recordingStatus } }),
+      url: t.arg.string({ description: 'Download URL (http or https); kept when omitted; cleared when failed.', validate: { schema: shape.url } }),
+      at: t.arg({ type: 'DateTime', description: atDescription }),
+    },
+    resolve: (_root, args, ctx) => recordRecordingStatus(ctx, parseInput(recordingStatusArgs, args)),
+  }),
+);

@@ -1,0 +1,20 @@
+import { defineRoute, type RestRoute } from '../rest/adapter.js';
+
+// SPEC "Video call (on the video host)": every field, in SPEC's names (the GraphQL names match).
+export const videoCallFields = `
+  callId status presetId title description metadata hostName guestName
+  provider { name meetingId }
+  contactcenter { conversationId ccHostOrigin ccTargetEnv ccLangTag ccUsePopupAuth }
+  participants { id providerParticipantId role name joinedAt leftAt billedMinutes }
+  usage { participantMinutes }
+  recordings { id providerArchiveId url status createdAt updatedAt }`;
+
+/** GET {video_url}/api/calls/{callId}: no version segment; `{ ok: true, data }` (SPEC "Endpoints"). */
+export const videoHostRoutes: RestRoute[] = [
+  defineRoute<{ videoCallLookup: unknown }>({
+    method: 'GET',
+    path: '/api/calls/:callId',
+    document: `query VideoHostLookup($callId: UUID!) { videoCallLookup(callId: $callId) { ${videoCallFields} } }`,
+    respond: (data) => ({ body: { ok: true, data: data.videoCallLookup } }),
+  }),
+];

@@ -1,0 +1,298 @@
+import { and, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
+import { z } from 'zod';
+import { pageSize } from '../analytics/filters.js';
+import { afterCursor, toPage, type Page } from '../analytics/pagination.js';
+import type { Tx } from '../db/client.js';
+import { conflict, notFound, validationFailed } from '../errors/app-error.js';
+import type { RequestContext } from '../runtime.js';
+import { callMove, callStatuses, participantRoles, recordingMove, recordingStatuses, type CallEvent, type CallStatus, type RecordingStatus } from './lifecycle.js';
+import { forgetVideoCall, type CallKey } from './loaders.js';
+import { videoCalls, videoParticipants, videoRecordings, type VideoCallRow } from './tables.js';
+
+const LIST = 'video_calls';
+const text = (max: number) => z.string().min(1).max(max);
+
+/** SPEC "Video call" fields, once: GraphQL arguments, the service and the NDJSON import validate with these. */
+export const videoFields = {
+  callId: z.uuid(),
+  presetId: text(200),
+  title: z.string().max(500),
+  description: z.string().max(5000),
+  metadata: z.record(z.string(), z.unknown()),
+  hostName: text(200),
+  guestName: text(200),
+  provider: z.strictObject({ name: text(100), meetingId: text(200) }),
+  contactcenter: z.strictObject({
+    conversationId: text(200),
+    ccHostOrigin: text(500),
+    ccTargetEnv: text(100),
+    ccLangTag: text(35),
+    ccUsePopupAuth: z.boolean(),
+  }),
+  callStatus: z.enum(callStatuses),
+  providerParticipantId: text(200),
+  role: z.enum(participantRoles),
+  name: text(200),
+  providerArchiveId: text(200),
+  recordingStatus: z.enum(recordingStatuses),
+  url: z.url({ protocol: /^https?$/ }).max(2000),
+  first: z.number().int().min(1).max(200),
+  after: z.string().max(512),
+};
+
+const nullable = <S extends z.ZodType>(schema: S) => schema.nullish().transform((v) => v ?? null);
+const optional = <S extends z.ZodType>(schema: S) => schema.nullish().transform((v) => v ?? undefined);
+
+export const createVideoCallInput = z.object({
+  presetId: videoFields.presetId,
+  title: nullable(videoFields.title),
+  description: nullable(videoFields.description),
+  metadata: nullable(videoFields.metadata),
+  hostName: nullable(videoFields.hostName),
+  guestName: nullable(videoFields.guestName),
+  provider: nullable(videoFields.provider),
+  contactcenter: videoFields.contactcenter,
+});
+export type CreateVideoCallInput = z.output<typeof createVideoCallInput>;
+
+export const videoCallListArgs = z.object({
+  appId: z.uuid(),
+  first: pageSize,
+  after: optional(videoFields.after),
+  status: optional(videoFields.callStatus),
+});
+
+/** Columns of a call from SPEC's object (GraphQL input or an imported record). */
+export function callColumns(input: CreateVideoCallInput) {
+  return {
+    presetId: input.presetId,
+    title: input.title,
+    description: input.description,
+    metadata: input.metadata,
+    hostName: input.hostName,
+    guestName: input.guestName,
+    providerName: input.provider?.name ?? null,
+    providerMeetingId: input.provider?.meetingId ?? null,
+    conversationId: input.contactcenter.conversationId,
+    ccHostOrigin: input.contactcenter.ccHostOrigin,
+    ccTargetEnv: input.contactcenter.ccTargetEnv,
+    ccLangTag: input.contactcenter.ccLangTag,
+    ccUsePopupAuth: input.contactcenter.ccUsePopupAuth,
+  };
+}
+
+export async function getVideoCall(ctx: RequestContext, appId: string, callId: string): Promise<VideoCallRow> {
+  const [row] = await ctx.runtime.database.db
+    .select()
+    .from(videoCalls)
+    .where(and(eq(videoCalls.appId, appId), eq(videoCalls.id, callId)))
+    .limit(1);
+  if (!row) throw notFound('Video call');
+  return row;
+}
+
+/**
+ * The video host's lookup by callId alone (DESIGN section 9): a call of an app outside the
+ * token's apps is not_found, exactly like an unknown one, so ids of other tenants are not revealed.
+ */
+export async function lookupVideoCall(ctx: RequestContext, callId: string): Promise<VideoCallRow> {
+  const apps = [...(ctx.auth?.apps ?? [])];
+  const [row] = await ctx.runtime.database.db
+    .select()
+    .from(videoCalls)
+    .where(and(eq(videoCalls.id, callId), inArray(videoCalls.appId, apps)))
+    .limit(1);
+  if (!row) throw notFound('Video call');
+  return row;
+}
+
+/** One keyset page of an app's calls, newest first (created_at desc, id desc). */
+export async function listVideoCalls(ctx: RequestContext, args: z.output<typeof videoCallListArgs>): Promise<Page<VideoCallRow>> {
+  const conditions: (SQL | undefined)[] = [
+    eq(videoCalls.appId, args.appId),
+    afterCursor(LIST, args.after, videoCalls.createdAt, videoCalls.id),
+    args.status ? eq(videoCalls.status, args.status) : undefined,
+  ];
+  const rows = await ctx.runtime.database.db
+    .select()
+    .from(videoCalls)
+    .where(and(...conditions))
+    .orderBy(desc(videoCalls.createdAt), desc(videoCalls.id))
+    .limit(args.first + 1);
+  return toPage(LIST, rows, args.first);
+}
+
+export async function createVideoCall(ctx: RequestContext, appId: string, input: CreateVideoCallInput): Promise<VideoCallRow> {
+  const now = new Date();
+  return ctx.runtime.database.db.transaction(async (tx) => {
+    const [row] = await tx
+      .insert(videoCalls)
+      .values({ appId, status: 'created', ...callColumns(input), createdAt: now, updatedAt: now })
+      .returning();
+    return row!;
+  });
+}
+
+/**
+ * One provider event in one transaction: the call row is locked (concurrent events of a call
+ * apply one after the other), the move is checked (409 when refused), `apply` writes the
+ * participant or recording, and the call takes its new status.
+ */
+async function applyEvent(
+  ctx: RequestContext,
+  key: CallKey,
+  event: CallEvent,
+  at: Date,
+  apply: (tx: Tx, call: VideoCallRow) => Promise<void>,
+): Promise<VideoCallRow> {
+  const updated = await ctx.runtime.database.db.transaction(async (tx) => {
+    const [call] = await tx
+      .select()
+      .from(videoCalls)
+      .where(and(eq(videoCalls.appId, key.appId), eq(videoCalls.id, key.callId)))
+      .for('update');
+    if (!call) throw notFound('Video call');
+    const move = callMove(call.status as CallStatus, event);
+    if (!move.ok) throw conflict(`Video call ${key.callId}: ${move.reason}`);
+    await apply(tx, call);
+    const [row] = await tx
+      .update(videoCalls)
+      .set({ status: move.to, updatedAt: at > call.updatedAt ? at : call.updatedAt })
+      .where(and(eq(videoCalls.appId, key.appId), eq(videoCalls.id, key.callId)))
+      .returning();
+    return row!;
+  });
+  // A later field of the same operation must see what this event wrote.
+  forgetVideoCall(ctx, key);
+  return updated;
+}
+
+export const participantJoinedArgs = z.object({
+  appId: z.uuid(),
+  callId: videoFields.callId,
+  providerParticipantId: videoFields.providerParticipantId,
+  role: videoFields.role,
+  name: videoFields.name,
+  at: optional(z.date()),
+});
+
+/** A join opens a new session; the provider participant must not be connected already (409). */
+export function recordParticipantJoined(ctx: RequestContext, args: z.output<typeof participantJoinedArgs>): Promise<VideoCallRow> {
+  const at = args.at ?? new Date();
+  return applyEvent(ctx, args, 'participant_joined', at, async (tx) => {
+    const [connected] = await tx
+      .select({ id: videoParticipants.id })
+      .from(videoParticipants)
+      .where(and(sessionOf(args, args.providerParticipantId), isNull(videoParticipants.leftAt)))
+      .limit(1);
+    if (connected) throw conflict(`Participant ${args.providerParticipantId} is already connected to this call`);
+    await tx.insert(videoParticipants).values({
+      appId: args.appId,
+      callId: args.callId,
+      providerParticipantId: args.providerParticipantId,
+      role: args.role,
+      name: args.name,
+      joinedAt: at,
+    });
+  });
+}
+
+export const participantLeftArgs = z.object({
+  appId: z.uuid(),
+  callId: videoFields.callId,
+  providerParticipantId: videoFields.providerParticipantId,
+  at: optional(z.date()),
+});
+
+/** Closes the participant's connected session; one that already left is 409, an unknown one 404. */
+export function recordParticipantLeft(ctx: RequestContext, args: z.output<typeof participantLeftArgs>): Promise<VideoCallRow> {
+  const at = args.at ?? new Date();
+  return applyEvent(ctx, args, 'participant_left', at, async (tx) => {
+    const sessions = await tx
+      .select({ id: videoParticipants.id, joinedAt: videoParticipants.joinedAt, leftAt: videoParticipants.leftAt })
+      .from(videoParticipants)
+      .where(sessionOf(args, args.providerParticipantId));
+    const open = sessions.find((s) => s.leftAt === null);
+    if (!open) {
+      if (sessions.length === 0) throw notFound('Participant');
+      throw conflict(`Participant ${args.providerParticipantId} has already left this call`);
+    }
+    if (at < open.joinedAt) {
+      throw validationFailed([{ field: 'at', code: 'invalid_value', message: `must not be before the join at ${open.joinedAt.toISOString()}` }]);
+    }
+    await tx
+      .update(videoParticipants)
+      .set({ leftAt: at })
+      .where(and(eq(videoParticipants.appId, args.appId), eq(videoParticipants.callId, args.callId), eq(videoParticipants.id, open.id)));
+  });
+}
+
+export const callEndedArgs = z.object({ appId: z.uuid(), callId: videoFields.callId, at: optional(z.date()) });
+
+/** Ends the call; participants still connected leave at the same instant, so billing stops. */
+export function recordCallEnded(ctx: RequestContext, args: z.output<typeof callEndedArgs>): Promise<VideoCallRow> {
+  const at = args.at ?? new Date();
+  return applyEvent(ctx, args, 'call_ended', at, async (tx) => {
+    await tx
+      .update(videoParticipants)
+      // Raw fragments take ISO text (postgres.js does not serialize a Date outside a column).
+      .set({ leftAt: sql`greatest(${at.toISOString()}::timestamptz, ${videoParticipants.joinedAt})` })
+      .where(and(eq(videoParticipants.appId, args.appId), eq(videoParticipants.callId, args.callId), isNull(videoParticipants.leftAt)));
+  });
+}
+
+export const recordingStatusArgs = z.object({
+  appId: z.uuid(),
+  callId: videoFields.callId,
+  providerArchiveId: videoFields.providerArchiveId,
+  status: videoFields.recordingStatus,
+  url: optional(videoFields.url),
+  at: optional(z.date()),
+});
+
+/**
+ * Creates the recording on its first event, then moves it (lifecycle.recordingMove). `url` is
+ * replaced when given and kept otherwise; a failed recording has none.
+ */
+export function recordRecordingStatus(ctx: RequestContext, args: z.output<typeof recordingStatusArgs>): Promise<VideoCallRow> {
+  const at = args.at ?? new Date();
+  return applyEvent(ctx, args, 'recording_status', at, async (tx) => {
+    const [existing] = await tx
+      .select()
+      .from(videoRecordings)
+      .where(
+        and(
+          eq(videoRecordings.appId, args.appId),
+          eq(videoRecordings.callId, args.callId),
+          eq(videoRecordings.providerArchiveId, args.providerArchiveId),
+        ),
+      )
+      .limit(1);
+    const move = recordingMove(existing?.status as RecordingStatus | undefined, args.status);
+    if (!move.ok) throw conflict(`Recording ${args.providerArchiveId}: ${move.reason}`);
+    const url = move.to === 'failed' ? null : (args.url ?? existing?.url ?? null);
+    if (!existing) {
+      await tx.insert(videoRecordings).values({
+        appId: args.appId,
+        callId: args.callId,
+        providerArchiveId: args.providerArchiveId,
+        status: move.to,
+        url,
+        createdAt: at,
+        updatedAt: at,
+      });
+      return;
+    }
+    await tx
+      .update(videoRecordings)
+      .set({ status: move.to, url, updatedAt: at > existing.updatedAt ? at : existing.updatedAt })
+      .where(and(eq(videoRecordings.appId, args.appId), eq(videoRecordings.callId, args.callId), eq(videoRecordings.id, existing.id)));
+  });
+}
+
+const sessionOf = (key: CallKey, providerParticipantId: string) =>
+  and(
+    eq(videoParticipants.appId, key.appId),
+    eq(videoParticipants.callId, key.callId),
+    eq(videoParticipants.providerParticipantId, providerParticipantId),
+  );

@@ -1,0 +1,72 @@
+import { Readable } from 'node:stream';
+import { importNdjson } from '../../src/importer/ndjson.js';
+import { importTypes } from '../../src/importer/types.js';
+import type { TestServer } from '../helpers/server.js';
+
+/** Imports records through the real NDJSON importer (DESIGN section 5). */
+export async function importRecords(server: TestServer, appId: string, records: object[]) {
+  const text = records.map((r) => JSON.stringify(r)).join('\n');
+  return importNdjson({ db: server.runtime.database.db, appId, input: Readable.from([text]), types: importTypes });
+}
+
+const pad = (n: number) => String(n).padStart(12, '0');
+export const callIdOf = (n: number) => `00000000-0000-4000-a000-${pad(n)}`;
+export const participantIdOf = (n: number) => `00000000-0000-4000-b000-${pad(n)}`;
+export const recordingIdOf = (n: number) => `00000000-0000-4000-9c00-${pad(n)}`;
+
+export const contactcenter = {
+  conversationId: 'conv-1',
+  ccHostOrigin: 'https://cc.example.com',
+  ccTargetEnv: 'production',
+  ccLangTag: 'en-GB',
+  ccUsePopupAuth: true,
+};
+
+/** A `video_call` import record with every optional field set; `overrides` replace whole fields. */
+export function videoCall(n: number, overrides: Record<string, unknown> = {}) {
+  return {
+    type: 'video_call',
+    callId: callIdOf(n),
+    status: 'ended',
+    presetId: 'group_call_host',
+    title: `Call ${n}`,
+    description: 'Quarterly review',
+    metadata: { ticket: `T-${n}`, priority: 2 },
+    hostName: 'Ada (agent)',
+    guestName: 'Grace',
+    provider: { name: 'vonage', meetingId: `mtg-${n}` },
+    contactcenter,
+    participants: [
+      {
+        id: participantIdOf(n * 10 + 1),
+        providerParticipantId: `pp-host-${n}`,
+        role: 'host',
+        name: 'Ada',
+        joinedAt: '2026-03-01T10:00:00.000Z',
+        leftAt: '2026-03-01T10:01:01.000Z',
+      },
+    ],
+    recordings: [
+      {
+        id: recordingIdOf(n * 10 + 1),
+        providerArchiveId: `arch-${n}`,
+        url: `https://files.example.com/arch-${n}.mp4`,
+        status: 'available',
+        createdAt: '2026-03-01T10:00:05.000Z',
+        updatedAt: '2026-03-01T10:05:00.000Z',
+      },
+    ],
+    createdAt: new Date(Date.UTC(2026, 2, 1, 9, 0, 0) + n * 60_000).toISOString(),
+    ...overrides,
+  };
+}
+
+/** SPEC "Video call (on the video host)": the fields of `data`, in SPEC's order. */
+export const specCallFields = [
+  'callId', 'status', 'presetId', 'title', 'description', 'metadata', 'hostName', 'guestName',
+  'provider', 'contactcenter', 'participants', 'usage', 'recordings',
+];
+export const specParticipantFields = ['id', 'providerParticipantId', 'role', 'name', 'joinedAt', 'leftAt', 'billedMinutes'];
+export const specRecordingFields = ['id', 'providerArchiveId', 'url', 'status', 'createdAt', 'updatedAt'];
+
+export const iso = (ms: number) => new Date(ms).toISOString();
