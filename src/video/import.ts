@@ -1,6 +1,7 @@
 import { and, eq, inArray, ne, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Tx } from '../db/client.js';
+import { excludedSet } from '../db/raw.js';
 import type { ImportType } from '../importer/ndjson.js';
 import { callColumns, createVideoCallInput, videoFields } from './service.js';
 import { videoCalls, videoParticipants, videoRecordings } from './tables.js';
@@ -70,11 +71,10 @@ async function insertChunked<T>(rows: T[], insert: (chunk: T[]) => Promise<unkno
   for (let i = 0; i < rows.length; i += CHUNK) await insert(rows.slice(i, i + CHUNK));
 }
 
-const excluded = (columns: string[]) => Object.fromEntries(columns.map((c) => [c, sql.raw(`excluded.${c}`)]));
 const callUpdateColumns = [
-  'status', 'preset_id', 'title', 'description', 'metadata', 'host_name', 'guest_name', 'provider_name', 'provider_meeting_id',
-  'conversation_id', 'cc_host_origin', 'cc_target_env', 'cc_lang_tag', 'cc_use_popup_auth', 'updated_at',
-];
+  'status', 'presetId', 'title', 'description', 'metadata', 'hostName', 'guestName', 'providerName', 'providerMeetingId',
+  'conversationId', 'ccHostOrigin', 'ccTargetEnv', 'ccLangTag', 'ccUsePopupAuth', 'updatedAt',
+] as const;
 
 /**
  * Upsert on callId, then the call's participants and recordings are replaced by the record's,
@@ -104,7 +104,7 @@ async function writeCalls(tx: Tx, appId: string, records: VideoCallRecord[]): Pr
   const withCreated = rows.filter((_, i) => calls[i]!.createdAt !== undefined);
   const withoutCreated = rows.filter((_, i) => calls[i]!.createdAt === undefined);
   for (const [group, columns] of [
-    [withCreated, [...callUpdateColumns, 'created_at']],
+    [withCreated, [...callUpdateColumns, 'createdAt']],
     [withoutCreated, callUpdateColumns],
   ] as const) {
     await insertChunked(group, async (chunk) => {
@@ -112,7 +112,7 @@ async function writeCalls(tx: Tx, appId: string, records: VideoCallRecord[]): Pr
         .insert(videoCalls)
         .values(chunk)
         // Never updates another app's call, even one inserted since the check above.
-        .onConflictDoUpdate({ target: videoCalls.id, set: excluded([...columns]), setWhere: sql`${videoCalls.appId} = excluded.app_id` })
+        .onConflictDoUpdate({ target: videoCalls.id, set: excludedSet(videoCalls, columns), setWhere: sql`${videoCalls.appId} = excluded.app_id` })
         .returning({ id: videoCalls.id });
       if (written.length < chunk.length) throw new Error('a callId of this batch belongs to another app');
     });

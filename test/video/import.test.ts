@@ -38,12 +38,19 @@ describe('import: video_call records', () => {
     expect(await importRecords(server, tenant.appId, [videoCall(1), videoCall(2)])).toEqual({ video_call: 2 });
     const twoSessions = videoCall(1, {
       title: 'Renamed',
+      // Multi-word columns too (a drizzle upsert `set` keyed by column name would skip them).
+      presetId: 'preset-renamed',
+      hostName: 'Host Renamed',
+      contactcenter: { ...videoCall(1).contactcenter, ccLangTag: 'fr-FR' },
       participants: [session(101), session(102)],
       recordings: [],
     });
     expect(await importRecords(server, tenant.appId, [twoSessions])).toEqual({ video_call: 1 });
     const { body } = await lookup(1);
     expect(body.data.title).toBe('Renamed');
+    expect(body.data.presetId).toBe('preset-renamed');
+    expect(body.data.hostName).toBe('Host Renamed');
+    expect(body.data.contactcenter.ccLangTag).toBe('fr-FR');
     expect(body.data.participants.map((p: any) => p.id)).toEqual([participantIdOf(101), participantIdOf(102)]);
     expect(body.data.usage.participantMinutes).toBe(4);
     expect(body.data.recordings).toEqual([]);

@@ -1,0 +1,35 @@
+import { getTableColumns, sql, type SQL, type Table } from 'drizzle-orm';
+
+// Helpers for raw SQL through drizzle on both drivers (postgres.js and PGlite).
+
+/** Rows of `db.execute(sql...)`: postgres.js returns an array, PGlite an object with `rows`. */
+export function rowsOf<T>(result: unknown): T[] {
+  return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
+}
+
+/**
+ * The SQLSTATE of a database error, looked up through drizzle's wrapping (`cause`), for either
+ * driver: e.g. 23505 unique_violation, 23P01 exclusion_violation, 23503 foreign_key_violation.
+ */
+export function pgErrorCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; current && typeof current === 'object' && depth < 5; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+export const EXCLUSION_VIOLATION = '23P01';
+export const UNIQUE_VIOLATION = '23505';
+export const FOREIGN_KEY_VIOLATION = '23503';
+
+/**
+ * The `set` of an upsert that takes the proposed row's values: drizzle's `set` is keyed by the
+ * table's property names (unknown keys are silently dropped), the SQL names the column.
+ */
+export function excludedSet<T extends Table, K extends keyof T['_']['columns'] & string>(table: T, keys: readonly K[]): Record<K, SQL> {
+  const columns = getTableColumns(table) as Record<string, { name: string }>;
+  return Object.fromEntries(keys.map((key) => [key, sql.raw(`excluded."${columns[key]!.name}"`)])) as Record<K, SQL>;
+}
