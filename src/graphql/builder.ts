@@ -58,11 +58,14 @@ export function validationErrorType(info: Pick<GraphQLResolveInfo, 'parentType' 
   return extensions?.validationErrorType ?? 'validation_error';
 }
 
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}(:?\d{2})?)$/i;
+
 builder.scalarType('DateTime', {
   description: 'An ISO 8601 instant in UTC, e.g. 2026-03-08T14:00:00.000Z',
   serialize: (value) => (value instanceof Date ? value.toISOString() : new Date(value).toISOString()),
   parseValue: (value) => {
-    const date = typeof value === 'string' ? new Date(value) : new Date(NaN);
+    // ISO 8601 with a time and a zone (Z or an offset): "2026-03-08" or "March 8" are refused.
+    const date = typeof value === 'string' && ISO_INSTANT.test(value) ? new Date(value) : new Date(NaN);
     if (Number.isNaN(date.getTime())) throw new AppError('validation_error', 'DateTime must be an ISO 8601 string');
     return date;
   },

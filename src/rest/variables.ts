@@ -34,7 +34,9 @@ export function coerceVariables(
     }
     if (fromStrings.has(name) && typeof value === 'string') value = fromQueryString(value, type);
     coerceInputValue(value, type, (path, _invalid, error) => {
-      details.push({ field: [name, ...path].join('.'), ...describe(error.message) });
+      // graphql-js reports a missing or unknown field of an input object at the object's path.
+      const field = /^Field "([^"]+)" (?:of required type .* was not provided|is not defined by type)/.exec(error.message)?.[1];
+      details.push({ field: [name, ...path, ...(field ? [field] : [])].join('.'), ...describe(error.message) });
     });
     values[name] = value;
   }
