@@ -5,6 +5,9 @@ import '../analytics/metrics.graphql.js';
 import '../analytics/templates.graphql.js';
 import '../apps/graphql.js';
 import '../auth/graphql.js';
+import '../scheduling/agents.graphql.js';
+import '../scheduling/availability.graphql.js';
+import '../scheduling/calls.graphql.js';
 import '../video/graphql.js';
 import { builder } from './builder.js';
 

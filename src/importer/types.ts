@@ -1,6 +1,16 @@
 import { campaignImport, messageImport, templateImport } from '../analytics/import.js';
+import { agentImport, availabilityExceptionImport, dndImport, scheduledCallImport } from '../scheduling/import.js';
 import { videoCallImport } from '../video/import.js';
 import type { ImportType } from './ndjson.js';
 
 // Every domain's NDJSON record types (DESIGN section 5), in dependency order.
-export const importTypes: readonly ImportType[] = [campaignImport, messageImport, templateImport, videoCallImport] as ImportType[];
+export const importTypes: readonly ImportType[] = [
+  campaignImport,
+  messageImport,
+  templateImport,
+  agentImport,
+  availabilityExceptionImport,
+  dndImport,
+  scheduledCallImport,
+  videoCallImport,
+] as ImportType[];

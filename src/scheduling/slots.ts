@@ -7,7 +7,15 @@ export interface AgentCalendar {
   /** `available_extra` exceptions. */
   availableExtra: Interval[];
   /** Scheduled calls, `blocked` exceptions and do-not-disturb windows, in any order. */
-  busy: Interval[];
+  busy: BusyInterval[];
+}
+
+/** What makes an interval busy, for explanations; the slot test itself ignores it. */
+export type BusyKind = 'call' | 'blocked' | 'dnd';
+export interface BusyInterval extends Interval {
+  kind?: BusyKind;
+  /** The call, exception or do-not-disturb window it comes from. */
+  id?: string;
 }
 
 export interface SlotQuery {
@@ -98,29 +106,46 @@ function containsSpan(index: WindowIndex, s: number, e: number): boolean {
  */
 function slotsOfAgent(grid: Grid, agent: AgentCalendar, workingHours: Interval[]): boolean[] {
   const runEdges = new Int32Array(grid.count + 1);
-  for (const { startMs, endMs } of agent.busy) {
-    if (startMs >= endMs) continue; // an empty interval overlaps nothing
-    const afterMs = startMs - grid.durationMs - grid.bufferAfterMs - grid.fromMs;
-    const beforeMs = endMs + grid.bufferBeforeMs - grid.fromMs;
-    const first = Math.max(0, Math.floor(afterMs / grid.stepMs) + 1);
-    const last = Math.min(grid.count - 1, Math.ceil(beforeMs / grid.stepMs) - 1);
-    if (first <= last) {
-      runEdges[first] = (runEdges[first] as number) + 1;
-      runEdges[last + 1] = (runEdges[last + 1] as number) - 1;
+  for (const busy of agent.busy) {
+    const run = busyRun(grid, busy, true);
+    if (run) {
+      runEdges[run.first] = (runEdges[run.first] as number) + 1;
+      runEdges[run.last + 1] = (runEdges[run.last + 1] as number) - 1;
     }
   }
-  const working = indexWindows(workingHours);
-  const availableExtra = indexWindows(agent.availableExtra);
+  const inHours = inHoursTest(grid, agent, workingHours);
   const isSlot: boolean[] = [];
   let conflicts = 0;
   for (let k = 0; k < grid.count; k++) {
     conflicts += runEdges[k] as number;
-    const s = grid.fromMs + k * grid.stepMs;
-    const e = s + grid.durationMs;
-    const inHours = !grid.respectWorkingHours || containsSpan(working, s, e) || containsSpan(availableExtra, s, e);
-    isSlot.push(conflicts === 0 && inHours);
+    isSlot.push(conflicts === 0 && inHours(k));
   }
   return isSlot;
+}
+
+/**
+ * The consecutive candidates k whose range overlaps a busy interval: with buffers,
+ * [s − bufferBefore, e + bufferAfter); without, [s, e). Undefined when none does.
+ */
+function busyRun(grid: Grid, { startMs, endMs }: Interval, withBuffers: boolean): { first: number; last: number } | undefined {
+  if (startMs >= endMs) return undefined; // an empty interval overlaps nothing
+  const afterMs = startMs - grid.durationMs - (withBuffers ? grid.bufferAfterMs : 0) - grid.fromMs;
+  const beforeMs = endMs + (withBuffers ? grid.bufferBeforeMs : 0) - grid.fromMs;
+  const first = Math.max(0, Math.floor(afterMs / grid.stepMs) + 1);
+  const last = Math.min(grid.count - 1, Math.ceil(beforeMs / grid.stepMs) - 1);
+  return first <= last ? { first, last } : undefined;
+}
+
+/** Whether candidate k lies inside one working-hours interval or one available_extra exception. */
+function inHoursTest(grid: Grid, agent: AgentCalendar, workingHours: Interval[]): (k: number) => boolean {
+  if (!grid.respectWorkingHours) return () => true;
+  const working = indexWindows(workingHours);
+  const availableExtra = indexWindows(agent.availableExtra);
+  return (k) => {
+    const s = grid.fromMs + k * grid.stepMs;
+    const e = s + grid.durationMs;
+    return containsSpan(working, s, e) || containsSpan(availableExtra, s, e);
+  };
 }
 
 /** Groups of nearby candidates [s, s + duration), each expanded once per time zone. */
@@ -140,6 +165,26 @@ function candidateSpans(grid: Grid): Interval[] {
  * candidateCount against SPEC's 400 first, and passes each agent's busy intervals.
  */
 export function availableSlots({ query, agents }: { query: SlotQuery; agents: AgentCalendar[] }): Slot[] {
+  const { grid, agentsById, workingHoursOf } = prepare(query, agents);
+  const slotsByAgent = agentsById.map((agent) => ({
+    agentId: agent.agentId,
+    isSlot: slotsOfAgent(grid, agent, workingHoursOf(agent)),
+  }));
+
+  const slots: Slot[] = [];
+  for (let k = 0; k < grid.count; k++) {
+    let times: { startUtc: string; endUtc: string } | undefined;
+    for (const { agentId, isSlot } of slotsByAgent) {
+      if (!isSlot[k]) continue;
+      times ??= candidateTimes(grid, k);
+      slots.push({ ...times, agentId });
+    }
+  }
+  return slots;
+}
+
+/** The grid, the agents in agentId order (each once) and their working hours over the grid. */
+function prepare(query: SlotQuery, agents: AgentCalendar[]) {
   const grid: Grid = {
     fromMs: query.fromMs,
     stepMs: query.stepMinutes * MINUTE_MS,
@@ -149,11 +194,10 @@ export function availableSlots({ query, agents }: { query: SlotQuery; agents: Ag
     bufferAfterMs: query.bufferAfterMinutes * MINUTE_MS,
     respectWorkingHours: query.respectWorkingHours,
   };
-  if (grid.count === 0) return [];
-
-  const spans = grid.respectWorkingHours ? candidateSpans(grid) : [];
+  const spans = grid.respectWorkingHours && grid.count > 0 ? candidateSpans(grid) : [];
   const clocksByZone = new Map<string, ZoneClock[]>();
   const workingHoursOf = (agent: AgentCalendar) => {
+    if (!grid.respectWorkingHours) return [];
     let clocks = clocksByZone.get(agent.timezone);
     if (!clocks) {
       clocks = spans.map((span) => zoneClock({ timezone: agent.timezone, fromMs: span.startMs, toMs: span.endMs }));
@@ -162,26 +206,71 @@ export function availableSlots({ query, agents }: { query: SlotQuery; agents: Ag
     return clocks.flatMap((clock) => expandWorkingHours({ clock, hours: agent.workingHours }));
   };
   // Plain code-unit order, not localeCompare: the order must not depend on the server's locale.
-  const byId = [...agents].sort((a, b) => (a.agentId < b.agentId ? -1 : a.agentId > b.agentId ? 1 : 0));
-  const slotsByAgent = byId.map((agent) => ({
-    agentId: agent.agentId,
-    isSlot: slotsOfAgent(grid, agent, workingHoursOf(agent)),
-  }));
+  // The same agent listed twice counts once.
+  const sorted = [...agents].sort((a, b) => (a.agentId < b.agentId ? -1 : a.agentId > b.agentId ? 1 : 0));
+  const agentsById = sorted.filter((agent, i) => agent.agentId !== sorted[i - 1]?.agentId);
+  return { grid, agentsById, workingHoursOf };
+}
 
+const candidateTimes = (grid: Grid, k: number) => {
+  const s = grid.fromMs + k * grid.stepMs;
+  return { startUtc: new Date(s).toISOString(), endUtc: new Date(s + grid.durationMs).toISOString() };
+};
+
+/** Why a candidate is not a slot. `id` names the call, exception or window responsible. */
+export type RejectionCode = 'outside_working_hours' | 'conflicts_call' | 'buffer_overlap' | 'blocked' | 'do_not_disturb';
+export interface RejectionReason {
+  code: RejectionCode;
+  id?: string;
+  /** For buffer_overlap: what the buffer runs into. */
+  kind?: BusyKind;
+}
+export interface RejectedCandidate extends Slot {
+  reasons: RejectionReason[];
+}
+
+const directReason: Record<BusyKind, RejectionCode> = { call: 'conflicts_call', blocked: 'blocked', dnd: 'do_not_disturb' };
+
+/**
+ * availableSlots with the candidates it rejects and why, in the same order (startUtc, then
+ * agentId). The slots are exactly availableSlots' (the same slotsOfAgent decides them); the
+ * reasons come from the same overlap runs: a busy interval overlapping [s, e) itself is a
+ * conflict of its kind, one overlapping only the buffered range is buffer_overlap.
+ */
+export function explainSlots({ query, agents }: { query: SlotQuery; agents: AgentCalendar[] }): {
+  slots: Slot[];
+  rejected: RejectedCandidate[];
+} {
+  const { grid, agentsById, workingHoursOf } = prepare(query, agents);
+  const perAgent = agentsById.map((agent) => {
+    const workingHours = workingHoursOf(agent);
+    const reasons: RejectionReason[][] = Array.from({ length: grid.count }, () => []);
+    const inHours = inHoursTest(grid, agent, workingHours);
+    for (let k = 0; k < grid.count; k++) if (!inHours(k)) reasons[k]!.push({ code: 'outside_working_hours' });
+    for (const busy of agent.busy) {
+      const buffered = busyRun(grid, busy, true);
+      if (!buffered) continue;
+      const direct = busyRun(grid, busy, false);
+      const kind = busy.kind ?? 'call';
+      for (let k = buffered.first; k <= buffered.last; k++) {
+        const isDirect = direct !== undefined && k >= direct.first && k <= direct.last;
+        const reason: RejectionReason = isDirect ? { code: directReason[kind] } : { code: 'buffer_overlap', kind };
+        if (busy.id !== undefined) reason.id = busy.id;
+        reasons[k]!.push(reason);
+      }
+    }
+    return { agentId: agent.agentId, isSlot: slotsOfAgent(grid, agent, workingHours), reasons };
+  });
   const slots: Slot[] = [];
+  const rejected: RejectedCandidate[] = [];
   for (let k = 0; k < grid.count; k++) {
-    let times: { startUtc: string; endUtc: string } | undefined;
-    let previousId: string | undefined;
-    for (const { agentId, isSlot } of slotsByAgent) {
-      // The same agent listed twice yields each slot once.
-      if (!isSlot[k] || agentId === previousId) continue;
-      const s = grid.fromMs + k * grid.stepMs;
-      times ??= { startUtc: new Date(s).toISOString(), endUtc: new Date(s + grid.durationMs).toISOString() };
-      slots.push({ ...times, agentId });
-      previousId = agentId;
+    const times = candidateTimes(grid, k);
+    for (const { agentId, isSlot, reasons } of perAgent) {
+      if (isSlot[k]) slots.push({ ...times, agentId });
+      else rejected.push({ ...times, agentId, reasons: reasons[k]! });
     }
   }
-  return slots;
+  return { slots, rejected };
 }
 
 /**

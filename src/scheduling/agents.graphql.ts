@@ -1,0 +1,200 @@
+import { z } from 'zod';
+import { parseInput } from '../errors/zod-details.js';
+import { builder } from '../graphql/builder.js';
+import {
+  addAvailabilityException,
+  addDndWindow,
+  deleteAgent,
+  dndWindowsOf,
+  exceptionsOf,
+  getAgent,
+  listAgents,
+  removeAvailabilityException,
+  removeDndWindow,
+  saveAgent,
+  setWorkingHours,
+} from './agents.service.js';
+import { agentInput, exceptionInput, exceptionKinds, schedulingFields as shape, windowInput } from './fields.js';
+import type { AgentRow, AvailabilityExceptionRow, DndWindowRow } from './tables.js';
+import { weekdays } from './working-hours.js';
+
+// Agents' calendars (issue 5): reads need scheduling:read, changes scheduling:write (DESIGN
+// section 2: "Agent schedules and call creation use scheduling:write").
+const invalidRequest = { validationErrorType: 'invalid_request' } as const;
+const read = (appId: string) => ({ $all: { scope: 'scheduling:read' as const, app: appId } });
+const write = (appId: string) => ({ $all: { scope: 'scheduling:write' as const, app: appId } });
+const hoursDescription = `Weekly working hours in the agent's local time: {"mon": [["09:00", "17:00"]], …, "sun": []} (keys ${weekdays.join(', ')}); an interval whose end is not after its start runs past midnight; "24:00" may end an interval.`;
+
+const AvailabilityException = builder.objectRef<AvailabilityExceptionRow>('AvailabilityException').implement({
+  description: 'A blocked or available_extra window of an agent, in UTC.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    agentId: t.exposeID('agentId'),
+    kind: t.exposeString('kind', { description: exceptionKinds.join(' or ') }),
+    startUtc: t.expose('startAt', { type: 'DateTime' }),
+    endUtc: t.expose('endAt', { type: 'DateTime' }),
+  }),
+});
+
+const DndWindow = builder.objectRef<DndWindowRow>('DndWindow').implement({
+  description: 'A do-not-disturb window of an agent, in UTC: no slot overlaps it.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    agentId: t.exposeID('agentId'),
+    startUtc: t.expose('startAt', { type: 'DateTime' }),
+    endUtc: t.expose('endAt', { type: 'DateTime' }),
+  }),
+});
+
+const rangeArgs = builder.args((t) => ({
+  fromUtc: t.field({ type: 'DateTime', description: 'Only windows ending after this instant.' }),
+  toUtc: t.field({ type: 'DateTime', description: 'Only windows starting before this instant.' }),
+}));
+
+const Agent = builder.objectRef<AgentRow>('Agent').implement({
+  description: 'A member who takes calls. Scope: scheduling:read.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    timezone: t.exposeString('timezone', { description: 'IANA time zone of the working hours.' }),
+    workingHours: t.field({ type: 'JSON', description: hoursDescription, resolve: (agent) => agent.workingHours }),
+    exceptions: t.field({
+      type: [AvailabilityException],
+      description: 'Oldest first; batched for a list of agents.',
+      args: rangeArgs,
+      resolve: (agent, args, ctx) => exceptionsOf(ctx, agent.appId, agent.id, args),
+    }),
+    dndWindows: t.field({
+      type: [DndWindow],
+      description: 'Oldest first; batched for a list of agents.',
+      args: rangeArgs,
+      resolve: (agent, args, ctx) => dndWindowsOf(ctx, agent.appId, agent.id, args),
+    }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});
+
+builder.queryField('agents', (t) =>
+  t.field({
+    type: [Agent],
+    description: "An app's agents by name. Scope: scheduling:read.",
+    authScopes: (_root, args) => read(args.appId),
+    extensions: invalidRequest,
+    args: { appId: t.arg({ type: 'UUID', required: true }) },
+    resolve: (_root, args, ctx) => listAgents(ctx, args.appId),
+  }),
+);
+
+builder.queryField('agent', (t) =>
+  t.field({
+    type: Agent,
+    description: 'One agent; not_found for an unknown id. Scope: scheduling:read.',
+    authScopes: (_root, args) => read(args.appId),
+    extensions: invalidRequest,
+    args: { appId: t.arg({ type: 'UUID', required: true }), id: t.arg({ type: 'UUID', required: true }) },
+    resolve: (_root, args, ctx) => getAgent(ctx, args.appId, args.id),
+  }),
+);
+
+const AgentInput = builder.inputType('AgentInput', {
+  fields: (t) => ({
+    id: t.field({ type: 'UUID', description: 'Replaces the agent with this id; absent: a new agent.' }),
+    name: t.string({ required: true }),
+    timezone: t.string({ required: true, description: 'IANA time zone.' }),
+    workingHours: t.field({ type: 'JSON', description: hoursDescription }),
+  }),
+});
+
+builder.mutationField('saveAgent', (t) =>
+  t.field({
+    type: Agent,
+    description: 'Creates an agent, or replaces the one with input.id. Scope: scheduling:write.',
+    authScopes: (_root, args) => write(args.appId),
+    extensions: invalidRequest,
+    args: { appId: t.arg({ type: 'UUID', required: true }), input: t.arg({ type: AgentInput, required: true }) },
+    resolve: (_root, args, ctx) => saveAgent(ctx, args.appId, parseInput(z.object({ input: agentInput }), args, 'invalid_request').input),
+  }),
+);
+
+builder.mutationField('setAgentWorkingHours', (t) =>
+  t.field({
+    type: Agent,
+    description: 'Replaces the weekly working hours of an agent. Scope: scheduling:write.',
+    authScopes: (_root, args) => write(args.appId),
+    extensions: invalidRequest,
+    args: {
+      appId: t.arg({ type: 'UUID', required: true }),
+      agentId: t.arg({ type: 'UUID', required: true }),
+      workingHours: t.arg({ type: 'JSON', required: true, description: hoursDescription }),
+    },
+    resolve: (_root, args, ctx) =>
+      setWorkingHours(ctx, args.appId, args.agentId, parseInput(z.object({ workingHours: shape.workingHours }), args, 'invalid_request').workingHours),
+  }),
+);
+
+builder.mutationField('deleteAgent', (t) =>
+  t.field({
+    type: Agent,
+    description: 'Deletes an agent with its exceptions and DND windows; conflict (409) while calls reference it. Scope: scheduling:write.',
+    authScopes: (_root, args) => write(args.appId),
+    extensions: invalidRequest,
+    args: { appId: t.arg({ type: 'UUID', required: true }), id: t.arg({ type: 'UUID', required: true }) },
+    resolve: (_root, args, ctx) => deleteAgent(ctx, args.appId, args.id),
+  }),
+);
+
+builder.mutationField('addAvailabilityException', (t) =>
+  t.field({
+    type: AvailabilityException,
+    description: 'Adds a blocked (excludes slots) or available_extra (offers slots outside working hours) window. Scope: scheduling:write.',
+    authScopes: (_root, args) => write(args.appId),
+    extensions: invalidRequest,
+    args: {
+      appId: t.arg({ type: 'UUID', required: true }),
+      agentId: t.arg({ type: 'UUID', required: true }),
+      kind: t.arg.string({ required: true, description: exceptionKinds.join(' or ') }),
+      startUtc: t.arg({ type: 'DateTime', required: true }),
+      endUtc: t.arg({ type: 'DateTime', required: true, description: 'After startUtc.' }),
+    },
+    resolve: (_root, args, ctx) => addAvailabilityException(ctx, args.appId, parseInput(exceptionInput, args, 'invalid_request')),
+  }),
+);
+
+builder.mutationField('removeAvailabilityException', (t) =>
+  t.field({
+    type: AvailabilityException,
+    description: 'Removes an exception; returns it. Scope: scheduling:write.',
+    authScopes: (_root, args) => write(args.appId),
+    extensions: invalidRequest,
+    args: { appId: t.arg({ type: 'UUID', required: true }), id: t.arg({ type: 'UUID', required: true }) },
+    resolve: (_root, args, ctx) => removeAvailabilityException(ctx, args.appId, args.id),
+  }),
+);
+
+builder.mutationField('addDndWindow', (t) =>
+  t.field({
+    type: DndWindow,
+    description: 'Adds a do-not-disturb window. Scope: scheduling:write.',
+    authScopes: (_root, args) => write(args.appId),
+    extensions: invalidRequest,
+    args: {
+      appId: t.arg({ type: 'UUID', required: true }),
+      agentId: t.arg({ type: 'UUID', required: true }),
+      startUtc: t.arg({ type: 'DateTime', required: true }),
+      endUtc: t.arg({ type: 'DateTime', required: true, description: 'After startUtc.' }),
+    },
+    resolve: (_root, args, ctx) => addDndWindow(ctx, args.appId, parseInput(windowInput, args, 'invalid_request')),
+  }),
+);
+
+builder.mutationField('removeDndWindow', (t) =>
+  t.field({
+    type: DndWindow,
+    description: 'Removes a do-not-disturb window; returns it. Scope: scheduling:write.',
+    authScopes: (_root, args) => write(args.appId),
+    extensions: invalidRequest,
+    args: { appId: t.arg({ type: 'UUID', required: true }), id: t.arg({ type: 'UUID', required: true }) },
+    resolve: (_root, args, ctx) => removeDndWindow(ctx, args.appId, args.id),
+  }),
+);

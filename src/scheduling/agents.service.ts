@@ -1,0 +1,177 @@
+import { and, asc, eq, gt, inArray, lt } from 'drizzle-orm';
+import DataLoader from 'dataloader';
+import type { z } from 'zod';
+import type { Queryable } from '../db/client.js';
+import { FOREIGN_KEY_VIOLATION, pgErrorCode } from '../db/raw.js';
+import { conflict, notFound, validationFailed } from '../errors/app-error.js';
+import { loader, type RequestContext } from '../runtime.js';
+import type { AgentInput, exceptionInput, windowInput } from './fields.js';
+import { agents, availabilityExceptions, dndWindows, type AgentRow, type AvailabilityExceptionRow, type DndWindowRow } from './tables.js';
+import type { WeeklyHours } from './working-hours.js';
+
+// Agents' calendars: the members who take calls, their weekly hours, exceptions and DND windows
+// (issue 5, "GraphQL mutations to manage agents, hours, exceptions and DND").
+
+export async function agentExists(db: Queryable, appId: string, agentId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: agents.id })
+    .from(agents)
+    .where(and(eq(agents.appId, appId), eq(agents.id, agentId)))
+    .limit(1);
+  return row !== undefined;
+}
+
+export async function listAgents(ctx: RequestContext, appId: string): Promise<AgentRow[]> {
+  return ctx.runtime.database.db.select().from(agents).where(eq(agents.appId, appId)).orderBy(asc(agents.name), asc(agents.id));
+}
+
+export async function getAgent(ctx: RequestContext, appId: string, agentId: string): Promise<AgentRow> {
+  const [row] = await ctx.runtime.database.db
+    .select()
+    .from(agents)
+    .where(and(eq(agents.appId, appId), eq(agents.id, agentId)))
+    .limit(1);
+  if (!row) throw notFound('Agent');
+  return row;
+}
+
+/** Creates an agent, or replaces the name, zone and hours of the agent with this id. */
+export async function saveAgent(ctx: RequestContext, appId: string, input: AgentInput): Promise<AgentRow> {
+  const now = new Date();
+  const values = { appId, name: input.name, timezone: input.timezone, workingHours: input.workingHours, updatedAt: now };
+  const [row] = await ctx.runtime.database.db
+    .insert(agents)
+    .values({ ...values, ...(input.id ? { id: input.id } : {}), createdAt: now })
+    .onConflictDoUpdate({ target: [agents.appId, agents.id], set: values })
+    .returning();
+  return row!;
+}
+
+export async function setWorkingHours(ctx: RequestContext, appId: string, agentId: string, hours: WeeklyHours): Promise<AgentRow> {
+  const [row] = await ctx.runtime.database.db
+    .update(agents)
+    .set({ workingHours: hours, updatedAt: new Date() })
+    .where(and(eq(agents.appId, appId), eq(agents.id, agentId)))
+    .returning();
+  if (!row) throw notFound('Agent');
+  return row;
+}
+
+/** Deletes an agent with its exceptions and DND windows; one with scheduled calls on record is 409. */
+export async function deleteAgent(ctx: RequestContext, appId: string, agentId: string): Promise<AgentRow> {
+  try {
+    const [row] = await ctx.runtime.database.db
+      .delete(agents)
+      .where(and(eq(agents.appId, appId), eq(agents.id, agentId)))
+      .returning();
+    if (!row) throw notFound('Agent');
+    return row;
+  } catch (error) {
+    if (pgErrorCode(error) === FOREIGN_KEY_VIOLATION) throw conflict('The agent has scheduled calls on record: reassign them first');
+    throw error;
+  }
+}
+
+async function requireAgent(db: Queryable, appId: string, agentId: string) {
+  if (!(await agentExists(db, appId, agentId))) {
+    throw validationFailed([{ field: 'agentId', code: 'invalid_value', message: 'is not an agent of this app' }], 'invalid_request');
+  }
+}
+
+export async function addAvailabilityException(
+  ctx: RequestContext,
+  appId: string,
+  input: z.output<typeof exceptionInput>,
+): Promise<AvailabilityExceptionRow> {
+  const db = ctx.runtime.database.db;
+  await requireAgent(db, appId, input.agentId);
+  const [row] = await db
+    .insert(availabilityExceptions)
+    .values({ appId, agentId: input.agentId, kind: input.kind, startAt: input.startUtc, endAt: input.endUtc })
+    .returning();
+  return row!;
+}
+
+export async function removeAvailabilityException(ctx: RequestContext, appId: string, id: string): Promise<AvailabilityExceptionRow> {
+  const [row] = await ctx.runtime.database.db
+    .delete(availabilityExceptions)
+    .where(and(eq(availabilityExceptions.appId, appId), eq(availabilityExceptions.id, id)))
+    .returning();
+  if (!row) throw notFound('Availability exception');
+  return row;
+}
+
+export async function addDndWindow(ctx: RequestContext, appId: string, input: z.output<typeof windowInput>): Promise<DndWindowRow> {
+  const db = ctx.runtime.database.db;
+  await requireAgent(db, appId, input.agentId);
+  const [row] = await db.insert(dndWindows).values({ appId, agentId: input.agentId, startAt: input.startUtc, endAt: input.endUtc }).returning();
+  return row!;
+}
+
+export async function removeDndWindow(ctx: RequestContext, appId: string, id: string): Promise<DndWindowRow> {
+  const [row] = await ctx.runtime.database.db
+    .delete(dndWindows)
+    .where(and(eq(dndWindows.appId, appId), eq(dndWindows.id, id)))
+    .returning();
+  if (!row) throw notFound('Do-not-disturb window');
+  return row;
+}
+
+export interface WindowRange {
+  fromUtc?: Date | null;
+  toUtc?: Date | null;
+}
+
+const key = (appId: string, agentId: string, range: WindowRange) =>
+  JSON.stringify([appId, agentId, range.fromUtc?.toISOString() ?? null, range.toUtc?.toISOString() ?? null]);
+
+/**
+ * An agent's exceptions or DND windows overlapping an optional range, batched for a list of
+ * agents (one query per distinct range and table).
+ */
+function windowsLoader<Row extends { agentId: string; startAt: Date }>(
+  ctx: RequestContext,
+  name: string,
+  table: typeof availabilityExceptions | typeof dndWindows,
+) {
+  return loader(
+    ctx,
+    `scheduling.${name}`,
+    () =>
+      new DataLoader<{ appId: string; agentId: string; range: WindowRange }, Row[], string>(
+        async (keys) => {
+          const first = keys[0]!;
+          const rows = (await ctx.runtime.database.db
+            .select()
+            .from(table)
+            .where(
+              and(
+                eq(table.appId, first.appId),
+                inArray(table.agentId, [...new Set(keys.map((k) => k.agentId))]),
+                first.range.fromUtc ? gt(table.endAt, first.range.fromUtc) : undefined,
+                first.range.toUtc ? lt(table.startAt, first.range.toUtc) : undefined,
+              ),
+            )
+            .orderBy(asc(table.startAt), asc(table.id))) as unknown as Row[];
+          return keys.map((k) => rows.filter((r) => r.agentId === k.agentId));
+        },
+        { cacheKeyFn: (k) => key(k.appId, k.agentId, k.range) },
+      ),
+  );
+}
+
+// A DataLoader batches keys of one tick; keys of different ranges go to loaders of their own.
+export const exceptionsOf = (ctx: RequestContext, appId: string, agentId: string, range: WindowRange) =>
+  windowsLoaderFor<AvailabilityExceptionRow>(ctx, 'exceptions', availabilityExceptions, appId, range).load({ appId, agentId, range });
+export const dndWindowsOf = (ctx: RequestContext, appId: string, agentId: string, range: WindowRange) =>
+  windowsLoaderFor<DndWindowRow>(ctx, 'dnd', dndWindows, appId, range).load({ appId, agentId, range });
+
+function windowsLoaderFor<Row extends { agentId: string; startAt: Date }>(
+  ctx: RequestContext,
+  name: string,
+  table: typeof availabilityExceptions | typeof dndWindows,
+  appId: string,
+  range: WindowRange,
+) {
+  return windowsLoader<Row>(ctx, `${name}:${key(appId, '', range)}`, table);
+}

@@ -1,0 +1,88 @@
+import { parseInput } from '../errors/zod-details.js';
+import { builder } from '../graphql/builder.js';
+import { availability, availabilityExplained, MAX_CANDIDATES } from './availability.service.js';
+import { availabilityArgs, schedulingFields as shape } from './fields.js';
+import type { RejectedCandidate, RejectionReason, Slot } from './slots.js';
+
+// SPEC "GET /video/{appId}/availability" and DESIGN section 7, plus an explain mode that runs
+// the same engine and also returns each rejected candidate with its reasons.
+
+const AvailabilitySlot = builder.objectRef<Slot>('AvailabilitySlot').implement({
+  description: 'An open slot of one agent (SPEC "Availability slot").',
+  fields: (t) => ({
+    startUtc: t.exposeString('startUtc', { description: 'toISOString() form, e.g. 2026-03-08T14:00:00.000Z.' }),
+    endUtc: t.exposeString('endUtc'),
+    agentId: t.exposeString('agentId'),
+  }),
+});
+
+const Availability = builder.objectRef<{ slots: Slot[] }>('Availability').implement({
+  fields: (t) => ({
+    slots: t.field({ type: [AvailabilitySlot], description: 'Sorted by startUtc, then agentId.', resolve: (a) => a.slots }),
+  }),
+});
+
+const RejectionReasonRef = builder.objectRef<RejectionReason>('AvailabilityRejection').implement({
+  description: 'Why a candidate is not a slot.',
+  fields: (t) => ({
+    code: t.exposeString('code', {
+      description:
+        'outside_working_hours (not inside working hours or an available_extra exception), conflicts_call, blocked, do_not_disturb (the candidate itself overlaps it), or buffer_overlap (only its buffered range does).',
+    }),
+    id: t.exposeString('id', { nullable: true, description: 'The call, exception or do-not-disturb window responsible.' }),
+    kind: t.exposeString('kind', { nullable: true, description: 'For buffer_overlap: call, blocked or dnd.' }),
+  }),
+});
+
+const RejectedCandidateRef = builder.objectRef<RejectedCandidate>('RejectedCandidate').implement({
+  fields: (t) => ({
+    startUtc: t.exposeString('startUtc'),
+    endUtc: t.exposeString('endUtc'),
+    agentId: t.exposeString('agentId'),
+    reasons: t.field({ type: [RejectionReasonRef], resolve: (c) => c.reasons }),
+  }),
+});
+
+const AvailabilityExplanation = builder.objectRef<{ slots: Slot[]; rejected: RejectedCandidate[] }>('AvailabilityExplanation').implement({
+  description: 'The slots availability returns, and every other candidate with its reasons.',
+  fields: (t) => ({
+    slots: t.field({ type: [AvailabilitySlot], resolve: (a) => a.slots }),
+    rejected: t.field({ type: [RejectedCandidateRef], description: 'Sorted by startUtc, then agentId.', resolve: (a) => a.rejected }),
+  }),
+});
+
+const availabilityFieldArgs = builder.args((t) => ({
+  appId: t.field({ type: 'UUID', required: true }),
+  fromUtc: t.field({ type: 'DateTime', required: true, description: 'Window start, ISO 8601 UTC.' }),
+  toUtc: t.field({ type: 'DateTime', required: true, description: 'Window end, after fromUtc.' }),
+  durationMinutes: t.int({ required: true, description: '5 to 480; the size of each candidate.', validate: { schema: shape.durationMinutes } }),
+  agentId: t.field({ type: 'UUID', description: 'One agent; default every agent with working hours.' }),
+  stepMinutes: t.int({ description: 'Grid resolution, 1 to 1440; default durationMinutes.', validate: { schema: shape.stepMinutes } }),
+  bufferBeforeMinutes: t.int({ description: '0 to 1440; default 0.', validate: { schema: shape.bufferMinutes } }),
+  bufferAfterMinutes: t.int({ description: '0 to 1440; default 0.', validate: { schema: shape.bufferMinutes } }),
+  respectWorkingHours: t.boolean({ description: 'Default true; false also offers slots outside working hours (conflicts still apply).' }),
+}));
+
+const limits = `More than ${MAX_CANDIDATES} candidates (grid starts × agents) is invalid_request.`;
+
+builder.queryField('availability', (t) =>
+  t.field({
+    type: Availability,
+    description: `Open slots, computed fresh on every request (SPEC rules 1-5, DESIGN section 7). ${limits} Scope: scheduling:read.`,
+    authScopes: (_root, args) => ({ $all: { scope: 'scheduling:read', app: args.appId } }),
+    extensions: { validationErrorType: 'invalid_request' },
+    args: availabilityFieldArgs,
+    resolve: (_root, args, ctx) => availability(ctx, parseInput(availabilityArgs, args, 'invalid_request')),
+  }),
+);
+
+builder.queryField('availabilityExplained', (t) =>
+  t.field({
+    type: AvailabilityExplanation,
+    description: `availability with the same arguments and engine, plus every rejected candidate and why ("why is 10:00 not offered?"). ${limits} Scope: scheduling:read.`,
+    authScopes: (_root, args) => ({ $all: { scope: 'scheduling:read', app: args.appId } }),
+    extensions: { validationErrorType: 'invalid_request' },
+    args: availabilityFieldArgs,
+    resolve: (_root, args, ctx) => availabilityExplained(ctx, parseInput(availabilityArgs, args, 'invalid_request')),
+  }),
+);

@@ -1,0 +1,191 @@
+import { z } from 'zod';
+import { parseInput } from '../errors/zod-details.js';
+import { builder } from '../graphql/builder.js';
+import { connectionOf, pageComplexity } from '../graphql/connection.js';
+import {
+  cancelScheduledCall,
+  createScheduledCall,
+  getScheduledCall,
+  listScheduledCalls,
+  recordCallOutcome,
+  updateScheduledCall,
+} from './calls.service.js';
+import { callListArgs, callStatuses, createCallInput, schedulingFields as shape, updateCallInput } from './fields.js';
+import type { ScheduledCallEventRow, ScheduledCallRow } from './tables.js';
+import { eventsLoader } from './timeline.js';
+
+// SPEC "Scheduled call" and its timeline, with every REST operation's twin. Scheduling paths
+// report bad input as invalid_request (SPEC errors table), so these fields do too.
+const invalidRequest = { validationErrorType: 'invalid_request' } as const;
+const read = (appId: string) => ({ $all: { scope: 'scheduling:read' as const, app: appId } });
+const write = (appId: string) => ({ $all: { scope: 'scheduling:write' as const, app: appId } });
+
+export const ScheduledCallEvent = builder.objectRef<ScheduledCallEventRow>('ScheduledCallEvent').implement({
+  description: 'One entry of a call timeline (SPEC "Scheduled call timeline event"), oldest first.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    eventType: t.exposeString('eventType', {
+      description: 'created, rescheduled, assigned, updated, cancelled, completed or no_show.',
+    }),
+    actorType: t.exposeString('actorType', { description: 'client (an API caller) or system.' }),
+    actorId: t.exposeString('actorId', { description: 'The client id for client actors.' }),
+    payload: t.field({
+      type: 'JSON',
+      description:
+        'created {scheduled_at, assigned_agent_id}; rescheduled {from, to}; assigned {from, to}; updated {fields}; cancelled {reason}; a PATCH reason is attached as `reason`.',
+      resolve: (event) => event.payload,
+    }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+  }),
+});
+
+export const ScheduledCall = builder.objectRef<ScheduledCallRow>('ScheduledCall').implement({
+  description: 'A booked video call with an agent (SPEC "Scheduled call"). Scope: scheduling:read.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    appId: t.exposeID('appId'),
+    assignedAgentId: t.exposeID('assignedAgentId'),
+    bookingSource: t.exposeString('bookingSource', { description: 'Where the booking came from; `api` unless given.' }),
+    guestName: t.exposeString('guestName'),
+    guestPhone: t.exposeString('guestPhone', { nullable: true }),
+    guestEmail: t.exposeString('guestEmail', { nullable: true }),
+    guestTimezone: t.exposeString('guestTimezone', { description: "IANA time zone; the app's when not given." }),
+    guestIntakeNotes: t.exposeString('guestIntakeNotes', { nullable: true }),
+    scheduledAt: t.expose('scheduledAt', { type: 'DateTime' }),
+    durationMinutes: t.exposeInt('durationMinutes'),
+    appTimezone: t.exposeString('appTimezone', { description: "The app's IANA time zone at booking." }),
+    status: t.exposeString('status', { description: `One of ${callStatuses.join(', ')}; all but scheduled are final.` }),
+    cancelledAt: t.expose('cancelledAt', { type: 'DateTime', nullable: true }),
+    cancellationReason: t.exposeString('cancellationReason', { nullable: true }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    events: t.field({
+      type: [ScheduledCallEvent],
+      description: 'The timeline, oldest first; batched for a page of calls (one query).',
+      complexity: { field: 1, multiplier: 3 },
+      resolve: (call, _args, ctx) => eventsLoader(ctx).load(call.id),
+    }),
+  }),
+});
+
+const ScheduledCallConnection = connectionOf('ScheduledCall', ScheduledCall, 'A page of scheduled calls in (scheduledAt, id) order.');
+
+builder.queryField('scheduledCall', (t) =>
+  t.field({
+    type: ScheduledCall,
+    description: "One call of the app; another app's call is not_found. Scope: scheduling:read.",
+    authScopes: (_root, args) => read(args.appId),
+    extensions: invalidRequest,
+    args: { appId: t.arg({ type: 'UUID', required: true }), id: t.arg({ type: 'UUID', required: true }) },
+    resolve: (_root, args, ctx) => getScheduledCall(ctx, args.appId, args.id),
+  }),
+);
+
+builder.queryField('scheduledCalls', (t) =>
+  t.field({
+    type: ScheduledCallConnection,
+    description: 'Calls of an app in (scheduledAt, id) order, optionally filtered. Scope: scheduling:read.',
+    authScopes: (_root, args) => read(args.appId),
+    extensions: invalidRequest,
+    complexity: pageComplexity,
+    args: {
+      appId: t.arg({ type: 'UUID', required: true }),
+      first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).', validate: { schema: shape.first } }),
+      after: t.arg.string({ description: 'pageInfo.endCursor of the previous page.', validate: { schema: shape.after } }),
+      status: t.arg.string({ description: `One of ${callStatuses.join(', ')}.`, validate: { schema: shape.status } }),
+      agentId: t.arg({ type: 'UUID', description: 'Calls assigned to this agent.' }),
+      fromUtc: t.arg({ type: 'DateTime', description: 'Calls starting at or after this instant.' }),
+      toUtc: t.arg({ type: 'DateTime', description: 'Calls starting before this instant.' }),
+    },
+    resolve: (_root, args, ctx) => listScheduledCalls(ctx, parseInput(callListArgs, args, 'invalid_request')),
+  }),
+);
+
+const CreateScheduledCallInput = builder.inputType('CreateScheduledCallInput', {
+  description: 'DESIGN section 7: POST /video/{appId}/scheduled-calls.',
+  fields: (t) => ({
+    scheduledAtUtc: t.field({ type: 'DateTime', required: true, description: 'Start; must be in the future.' }),
+    durationMinutes: t.int({ required: true, description: '5 to 480.' }),
+    guestName: t.string({ required: true }),
+    assignedAgentId: t.field({ type: 'UUID', description: 'Absent: the least busy available agent that day.' }),
+    guestPhone: t.string(),
+    guestEmail: t.string(),
+    guestTimezone: t.string({ description: "IANA time zone; default the app's." }),
+    bookingSource: t.string({ description: 'Default `api`.' }),
+    guestIntakeNotes: t.string(),
+  }),
+});
+
+const UpdateScheduledCallInput = builder.inputType('UpdateScheduledCallInput', {
+  description: 'SPEC PATCH body: every field optional, at least one editable field required.',
+  fields: (t) => ({
+    scheduledAtUtc: t.field({ type: 'DateTime', description: 'New start; emits rescheduled and re-plans reminders.' }),
+    assignedAgentId: t.field({ type: 'UUID', description: 'Reassigns; emits assigned.' }),
+    guestName: t.string(),
+    guestPhone: t.string({ description: 'null clears it.' }),
+    guestEmail: t.string({ description: 'null clears it.' }),
+    guestTimezone: t.string(),
+    guestIntakeNotes: t.string(),
+    reason: t.string({ description: 'Free text attached to each event this change emits.' }),
+  }),
+});
+
+builder.mutationField('createScheduledCall', (t) =>
+  t.field({
+    type: ScheduledCall,
+    description:
+      'Books a call into an available slot (the availability test without buffers); conflict (409) when it is not available. Scope: scheduling:write.',
+    authScopes: (_root, args) => write(args.appId),
+    extensions: invalidRequest,
+    args: { appId: t.arg({ type: 'UUID', required: true }), input: t.arg({ type: CreateScheduledCallInput, required: true }) },
+    resolve: (_root, args, ctx) => createScheduledCall(ctx, args.appId, parseInput(z.object({ input: createCallInput }), args, 'invalid_request').input),
+  }),
+);
+
+builder.mutationField('updateScheduledCall', (t) =>
+  t.field({
+    type: ScheduledCall,
+    description:
+      'SPEC PATCH: edits one call; conflict (409) in a final state or when the new slot is not available. Scope: scheduling:write.',
+    authScopes: (_root, args) => write(args.appId),
+    extensions: invalidRequest,
+    args: {
+      appId: t.arg({ type: 'UUID', required: true }),
+      id: t.arg({ type: 'UUID', required: true }),
+      input: t.arg({ type: UpdateScheduledCallInput, required: true }),
+    },
+    resolve: (_root, args, ctx) => updateScheduledCall(ctx, args.appId, args.id, parseInput(z.object({ input: updateCallInput }), args, 'invalid_request').input),
+  }),
+);
+
+builder.mutationField('cancelScheduledCall', (t) =>
+  t.field({
+    type: ScheduledCall,
+    description: 'SPEC DELETE: soft-cancels; a repeat returns the call unchanged. Scope: scheduling:write.',
+    authScopes: (_root, args) => write(args.appId),
+    extensions: invalidRequest,
+    args: {
+      appId: t.arg({ type: 'UUID', required: true }),
+      id: t.arg({ type: 'UUID', required: true }),
+      reason: t.arg.string({ description: 'Stored as cancellationReason.', validate: { schema: shape.reason } }),
+    },
+    resolve: (_root, args, ctx) => cancelScheduledCall(ctx, args.appId, args.id, args.reason ?? undefined),
+  }),
+);
+
+builder.mutationField('recordScheduledCallOutcome', (t) =>
+  t.field({
+    type: ScheduledCall,
+    description: 'Moves a started call to completed or no_show (final). Scope: scheduling:write.',
+    authScopes: (_root, args) => write(args.appId),
+    extensions: invalidRequest,
+    args: {
+      appId: t.arg({ type: 'UUID', required: true }),
+      id: t.arg({ type: 'UUID', required: true }),
+      outcome: t.arg.string({ required: true, description: 'completed or no_show.', validate: { schema: shape.outcome } }),
+      reason: t.arg.string({ validate: { schema: shape.reason } }),
+    },
+    resolve: (_root, args, ctx) =>
+      recordCallOutcome(ctx, args.appId, args.id, args.outcome as 'completed' | 'no_show', args.reason ?? undefined),
+  }),
+);

@@ -1,0 +1,108 @@
+import { z } from 'zod';
+import { pageSize } from '../analytics/filters.js';
+import { ianaTimeZone } from '../errors/zod-details.js';
+import { weeklyHoursSchema } from './working-hours.js';
+
+// Scheduling inputs, once: GraphQL arguments (plugin-zod), the services and the NDJSON import
+// validate with these. SPEC's scheduling paths report bad input as `invalid_request`.
+
+const text = (max: number) => z.string().trim().min(1).max(max);
+const nullable = <S extends z.ZodType>(schema: S) => schema.nullish().transform((v) => v ?? null);
+const optional = <S extends z.ZodType>(schema: S) => schema.nullish().transform((v) => v ?? undefined);
+
+/** ISO 8601 with `Z` or an offset ("ISO 8601 UTC" in SPEC; an explicit offset is unambiguous too). */
+export const instant = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 timestamp, e.g. 2026-03-08T14:00:00Z' }).transform((v) => new Date(v));
+
+export const exceptionKinds = ['blocked', 'available_extra'] as const;
+export const callStatuses = ['scheduled', 'cancelled', 'completed', 'no_show'] as const;
+export type ScheduledCallStatus = (typeof callStatuses)[number];
+export const finalStatuses: readonly ScheduledCallStatus[] = ['cancelled', 'completed', 'no_show'];
+
+export const schedulingFields = {
+  id: z.uuid(),
+  name: text(200),
+  timezone: ianaTimeZone,
+  workingHours: weeklyHoursSchema,
+  exceptionKind: z.enum(exceptionKinds),
+  /** SPEC "Availability" and the same bounds for a booked call. */
+  durationMinutes: z.number().int().min(5).max(480),
+  stepMinutes: z.number().int().min(1).max(1440),
+  bufferMinutes: z.number().int().min(0).max(1440),
+  guestName: text(200),
+  guestPhone: z.string().trim().regex(/^\+?[0-9][0-9 ()-]{3,30}$/, 'must be a phone number, e.g. +447700900123'),
+  guestEmail: z.email().max(320),
+  bookingSource: text(100),
+  guestIntakeNotes: z.string().max(5000),
+  reason: z.string().trim().max(1000),
+  status: z.enum(callStatuses),
+  outcome: z.enum(['completed', 'no_show']),
+  first: pageSize,
+  after: z.string().max(512),
+};
+const f = schedulingFields;
+
+export const availabilityArgs = z.object({
+  appId: z.uuid(),
+  fromUtc: z.date(),
+  toUtc: z.date(),
+  durationMinutes: f.durationMinutes,
+  agentId: optional(f.id),
+  stepMinutes: optional(f.stepMinutes),
+  bufferBeforeMinutes: optional(f.bufferMinutes),
+  bufferAfterMinutes: optional(f.bufferMinutes),
+  respectWorkingHours: optional(z.boolean()),
+});
+export type AvailabilityArgs = z.output<typeof availabilityArgs>;
+
+export const createCallInput = z.object({
+  scheduledAtUtc: z.date(),
+  durationMinutes: f.durationMinutes,
+  guestName: f.guestName,
+  assignedAgentId: optional(f.id),
+  guestPhone: nullable(f.guestPhone),
+  guestEmail: nullable(f.guestEmail),
+  guestTimezone: optional(f.timezone),
+  bookingSource: optional(f.bookingSource),
+  guestIntakeNotes: nullable(f.guestIntakeNotes),
+});
+export type CreateCallInput = z.output<typeof createCallInput>;
+
+/** PATCH: every field optional; `null` clears only guestPhone and guestEmail (SPEC). */
+export const updateCallInput = z.object({
+  scheduledAtUtc: z.date().optional(),
+  assignedAgentId: f.id.optional(),
+  guestName: f.guestName.optional(),
+  guestPhone: f.guestPhone.nullable().optional(),
+  guestEmail: f.guestEmail.nullable().optional(),
+  guestTimezone: f.timezone.optional(),
+  guestIntakeNotes: f.guestIntakeNotes.optional(),
+  reason: f.reason.optional(),
+});
+export type UpdateCallInput = z.output<typeof updateCallInput>;
+export const editableFields = ['scheduledAtUtc', 'assignedAgentId', 'guestName', 'guestPhone', 'guestEmail', 'guestTimezone', 'guestIntakeNotes'] as const;
+
+export const callListArgs = z.object({
+  appId: z.uuid(),
+  first: f.first,
+  after: optional(f.after),
+  status: optional(f.status),
+  agentId: optional(f.id),
+  fromUtc: optional(z.date()),
+  toUtc: optional(z.date()),
+});
+export type CallListArgs = z.output<typeof callListArgs>;
+
+export const agentInput = z.object({
+  id: optional(f.id),
+  name: f.name,
+  timezone: f.timezone,
+  workingHours: f.workingHours.default({}),
+});
+export type AgentInput = z.output<typeof agentInput>;
+
+export const windowInput = z
+  .object({ agentId: f.id, startUtc: z.date(), endUtc: z.date() })
+  .refine((w) => w.endUtc > w.startUtc, { path: ['endUtc'], message: 'must be after startUtc', params: { code: 'invalid_value' } });
+export const exceptionInput = z
+  .object({ agentId: f.id, kind: f.exceptionKind, startUtc: z.date(), endUtc: z.date() })
+  .refine((w) => w.endUtc > w.startUtc, { path: ['endUtc'], message: 'must be after startUtc', params: { code: 'invalid_value' } });

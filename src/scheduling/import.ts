@@ -1,0 +1,165 @@
+import { sql } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Tx } from '../db/client.js';
+import { EXCLUSION_VIOLATION, excludedSet, FOREIGN_KEY_VIOLATION, pgErrorCode } from '../db/raw.js';
+import type { ImportType } from '../importer/ndjson.js';
+import { callStatuses, exceptionKinds, instant, schedulingFields as f } from './fields.js';
+import { agents, availabilityExceptions, dndWindows, scheduledCallEvents, scheduledCalls } from './tables.js';
+import { cancelPendingReminders, planReminders } from './timeline.js';
+
+// DESIGN section 5 (fixed): `agent`, `availability_exception`, `dnd` and `scheduled_call`
+// records, snake_case, upserted on `id` inside the import's one transaction. Agents come
+// before the records that name them (the importer writes in file order across types).
+
+const nullable = <S extends z.ZodType>(schema: S) => schema.nullish().transform((v) => v ?? null);
+const after = (start: string, end: string) => (w: Record<string, unknown>) => (w[end] as Date) > (w[start] as Date);
+const endAfterStart = { path: ['end_utc'], message: 'must be after start_utc', params: { code: 'invalid_value' } };
+
+const agentRecord = z.strictObject({
+  id: f.id,
+  name: f.name,
+  timezone: f.timezone,
+  working_hours: f.workingHours,
+});
+
+const exceptionRecord = z
+  .strictObject({ id: f.id, agent_id: f.id, kind: z.enum(exceptionKinds), start_utc: instant, end_utc: instant })
+  .refine(after('start_utc', 'end_utc'), endAfterStart);
+
+const dndRecord = z.strictObject({ id: f.id, agent_id: f.id, start_utc: instant, end_utc: instant }).refine(after('start_utc', 'end_utc'), endAfterStart);
+
+// SPEC "Scheduled call" full record. Imported history may lie in the past and last longer than a
+// bookable slot; only `scheduled` calls take part in the no-double-booking constraint.
+const callRecord = z
+  .strictObject({
+    id: f.id,
+    app_id: z.uuid().optional(),
+    assigned_agent_id: f.id,
+    booking_source: f.bookingSource.default('import'),
+    guest_name: f.guestName,
+    guest_phone: nullable(z.string().max(40)),
+    guest_email: nullable(z.string().max(320)),
+    guest_timezone: f.timezone,
+    guest_intake_notes: nullable(f.guestIntakeNotes),
+    scheduled_at: instant,
+    duration_minutes: z.number().int().min(1).max(24 * 60),
+    app_timezone: f.timezone,
+    status: z.enum(callStatuses),
+    created_at: instant.optional(),
+    cancelled_at: nullable(instant),
+    cancellation_reason: nullable(z.string().max(1000)),
+  })
+  .refine((c) => (c.status === 'cancelled') === (c.cancelled_at !== null), {
+    path: ['cancelled_at'],
+    message: 'is required for a cancelled call and only for one',
+    params: { code: 'invalid_value' },
+  });
+
+
+/** Database refusals named in the import's line error. */
+async function explained<T>(what: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    const code = pgErrorCode(error);
+    if (code === FOREIGN_KEY_VIOLATION) throw new Error(`${what} names an agent that is not in this app (import agents first)`);
+    if (code === EXCLUSION_VIOLATION) throw new Error(`${what} overlaps another scheduled call of the same agent`);
+    throw error;
+  }
+}
+
+export const agentImport: ImportType<typeof agentRecord> = {
+  type: 'agent',
+  schema: agentRecord,
+  async write(tx, appId, records) {
+    const now = new Date();
+    await tx
+      .insert(agents)
+      .values(records.map((r) => ({ appId, id: r.id, name: r.name, timezone: r.timezone, workingHours: r.working_hours, createdAt: now, updatedAt: now })))
+      .onConflictDoUpdate({ target: [agents.appId, agents.id], set: excludedSet(agents, ['name', 'timezone', 'workingHours', 'updatedAt']) });
+  },
+};
+
+export const availabilityExceptionImport: ImportType<typeof exceptionRecord> = {
+  type: 'availability_exception',
+  schema: exceptionRecord,
+  write: async (tx, appId, records) => {
+    await explained('availability_exception', () =>
+      tx
+        .insert(availabilityExceptions)
+        .values(records.map((r) => ({ appId, id: r.id, agentId: r.agent_id, kind: r.kind, startAt: r.start_utc, endAt: r.end_utc })))
+        .onConflictDoUpdate({ target: [availabilityExceptions.appId, availabilityExceptions.id], set: excludedSet(availabilityExceptions, ['agentId', 'kind', 'startAt', 'endAt']) }),
+    );
+  },
+};
+
+export const dndImport: ImportType<typeof dndRecord> = {
+  type: 'dnd',
+  schema: dndRecord,
+  write: async (tx, appId, records) => {
+    await explained('dnd', () =>
+      tx
+        .insert(dndWindows)
+        .values(records.map((r) => ({ appId, id: r.id, agentId: r.agent_id, startAt: r.start_utc, endAt: r.end_utc })))
+        .onConflictDoUpdate({ target: [dndWindows.appId, dndWindows.id], set: excludedSet(dndWindows, ['agentId', 'startAt', 'endAt']) }),
+    );
+  },
+};
+
+const callColumns = [
+  'assignedAgentId', 'bookingSource', 'guestName', 'guestPhone', 'guestEmail', 'guestTimezone', 'guestIntakeNotes',
+  'scheduledAt', 'endsAt', 'durationMinutes', 'appTimezone', 'status', 'cancelledAt', 'cancellationReason', 'createdAt', 'updatedAt',
+] as const;
+
+/**
+ * Upsert on id (unique across apps: an id of another app's call is refused). A new call gets a
+ * `created` timeline event by the system, a re-imported one an `updated` event; the reminders
+ * of a `scheduled` call are (re-)planned.
+ */
+async function writeCalls(tx: Tx, appId: string, records: z.output<typeof callRecord>[]): Promise<void> {
+  const now = new Date();
+  const rows = records.map((r) => ({
+    id: r.id,
+    appId,
+    assignedAgentId: r.assigned_agent_id,
+    bookingSource: r.booking_source,
+    guestName: r.guest_name,
+    guestPhone: r.guest_phone,
+    guestEmail: r.guest_email,
+    guestTimezone: r.guest_timezone,
+    guestIntakeNotes: r.guest_intake_notes,
+    scheduledAt: r.scheduled_at,
+    endsAt: new Date(r.scheduled_at.getTime() + r.duration_minutes * 60_000),
+    durationMinutes: r.duration_minutes,
+    appTimezone: r.app_timezone,
+    status: r.status,
+    cancelledAt: r.cancelled_at,
+    cancellationReason: r.cancellation_reason,
+    createdAt: r.created_at ?? now,
+    updatedAt: now,
+  }));
+  const written = await explained('scheduled_call', () =>
+    tx
+      .insert(scheduledCalls)
+      .values(rows)
+      .onConflictDoUpdate({ target: scheduledCalls.id, set: excludedSet(scheduledCalls, callColumns), setWhere: sql`${scheduledCalls.appId} = excluded.app_id` })
+      .returning({ id: scheduledCalls.id, scheduledAt: scheduledCalls.scheduledAt, status: scheduledCalls.status, inserted: sql<boolean>`(xmax = 0)` }),
+  );
+  if (written.length < rows.length) throw new Error('an id of this batch belongs to a scheduled call of another app');
+  const actor = { actorType: 'system', actorId: 'import' };
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  await tx.insert(scheduledCallEvents).values(
+    written.map((call) => {
+      const row = byId.get(call.id)!;
+      return call.inserted
+        ? { appId, callId: call.id, ...actor, eventType: 'created', payload: { scheduled_at: row.scheduledAt.toISOString(), assigned_agent_id: row.assignedAgentId }, createdAt: now }
+        : { appId, callId: call.id, ...actor, eventType: 'updated', payload: { fields: ['import'] }, createdAt: now };
+    }),
+  );
+  for (const call of written) {
+    if (!call.inserted) await cancelPendingReminders(tx, call.id, now);
+    if (call.status === 'scheduled') await planReminders(tx, { appId, id: call.id, scheduledAt: call.scheduledAt }, now);
+  }
+}
+
+export const scheduledCallImport: ImportType<typeof callRecord> = { type: 'scheduled_call', schema: callRecord, write: writeCalls };

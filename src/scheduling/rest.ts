@@ -1,0 +1,100 @@
+import { defineRoute, type RestRoute } from '../rest/adapter.js';
+
+// SPEC's scheduling paths and DESIGN section 7's create and list, through the schema. SPEC:
+// "The scheduled call responses and the availability response carry only `data`".
+
+// SPEC "Scheduled call" full record, in its snake_case names (plus the intake notes PATCH edits).
+const callRecordFields = `
+  id app_id: appId assigned_agent_id: assignedAgentId booking_source: bookingSource
+  guest_name: guestName guest_phone: guestPhone guest_email: guestEmail guest_timezone: guestTimezone
+  guest_intake_notes: guestIntakeNotes scheduled_at: scheduledAt duration_minutes: durationMinutes
+  app_timezone: appTimezone status created_at: createdAt
+  cancelled_at: cancelledAt cancellation_reason: cancellationReason`;
+const eventFields = 'id event_type: eventType actor_type: actorType actor_id: actorId payload created_at: createdAt';
+
+type CallRecord = Record<string, unknown> & { cancelled_at: string | null; cancellation_reason: string | null };
+
+/** "After cancellation the record also has cancelled_at and cancellation_reason." */
+function record(call: CallRecord): Record<string, unknown> {
+  if (call.cancelled_at !== null) return call;
+  const { cancelled_at: _at, cancellation_reason: _reason, ...rest } = call;
+  return rest;
+}
+
+interface Connection<T> {
+  limit: number;
+  pageInfo: { hasNextPage: boolean; endCursor: string | null };
+  nodes: T[];
+}
+
+export const schedulingRoutes: RestRoute[] = [
+  defineRoute<{ availability: { slots: unknown[] } }>({
+    method: 'GET',
+    path: '/video/:appId/availability',
+    document: `query RestAvailability($appId: UUID!, $fromUtc: DateTime!, $toUtc: DateTime!, $durationMinutes: Int!, $agentId: UUID,
+      $stepMinutes: Int, $bufferBeforeMinutes: Int, $bufferAfterMinutes: Int, $respectWorkingHours: Boolean) {
+      availability(appId: $appId, fromUtc: $fromUtc, toUtc: $toUtc, durationMinutes: $durationMinutes, agentId: $agentId,
+        stepMinutes: $stepMinutes, bufferBeforeMinutes: $bufferBeforeMinutes, bufferAfterMinutes: $bufferAfterMinutes,
+        respectWorkingHours: $respectWorkingHours) { slots { startUtc endUtc agentId } }
+    }`,
+    respond: (data) => ({ body: { data: { slots: data.availability.slots } } }),
+  }),
+  defineRoute<{ scheduledCall: CallRecord & { events: unknown[] } }>({
+    method: 'GET',
+    path: '/video/:appId/scheduled-calls/:id',
+    document: `query RestScheduledCall($appId: UUID!, $id: UUID!) {
+      scheduledCall(appId: $appId, id: $id) { ${callRecordFields} events { ${eventFields} } }
+    }`,
+    respond: ({ scheduledCall: { events, ...call } }) => ({ body: { data: { call: record(call as CallRecord), events } } }),
+  }),
+  defineRoute<{ updateScheduledCall: unknown }>({
+    method: 'PATCH',
+    path: '/video/:appId/scheduled-calls/:id',
+    body: { variable: 'input' },
+    invalidJson: 'invalid_request',
+    document: `mutation RestUpdateScheduledCall($appId: UUID!, $id: UUID!, $input: UpdateScheduledCallInput!) {
+      updateScheduledCall(appId: $appId, id: $id, input: $input) { id scheduled_at: scheduledAt status }
+    }`,
+    respond: (data) => ({ body: { data: { call: data.updateScheduledCall } } }),
+  }),
+  defineRoute<{ cancelScheduledCall: unknown }>({
+    method: 'DELETE',
+    path: '/video/:appId/scheduled-calls/:id',
+    // SPEC: the reason in the body as `reason`, or as query parameter `reason`.
+    body: 'spread',
+    invalidJson: 'invalid_request',
+    document: `mutation RestCancelScheduledCall($appId: UUID!, $id: UUID!, $reason: String) {
+      cancelScheduledCall(appId: $appId, id: $id, reason: $reason) {
+        id status cancelled_at: cancelledAt cancellation_reason: cancellationReason
+      }
+    }`,
+    respond: (data) => ({ body: { data: { call: data.cancelScheduledCall } } }),
+  }),
+  defineRoute<{ createScheduledCall: CallRecord }>({
+    method: 'POST',
+    path: '/video/:appId/scheduled-calls',
+    body: { variable: 'input' },
+    invalidJson: 'invalid_request',
+    document: `mutation RestCreateScheduledCall($appId: UUID!, $input: CreateScheduledCallInput!) {
+      createScheduledCall(appId: $appId, input: $input) { ${callRecordFields} }
+    }`,
+    respond: (data) => ({ status: 201, body: { data: { call: record(data.createScheduledCall) } } }),
+  }),
+  defineRoute<{ scheduledCalls: Connection<CallRecord> }>({
+    method: 'GET',
+    path: '/video/:appId/scheduled-calls',
+    queryAliases: { limit: 'first', cursor: 'after' },
+    document: `query RestScheduledCalls($appId: UUID!, $first: Int, $after: String, $status: String, $agentId: UUID,
+      $fromUtc: DateTime, $toUtc: DateTime) {
+      scheduledCalls(appId: $appId, first: $first, after: $after, status: $status, agentId: $agentId, fromUtc: $fromUtc, toUtc: $toUtc) {
+        limit pageInfo { hasNextPage endCursor } nodes { ${callRecordFields} }
+      }
+    }`,
+    respond: ({ scheduledCalls: page }) => ({
+      body: {
+        data: page.nodes.map(record),
+        pagination: { limit: page.limit, hasMore: page.pageInfo.hasNextPage, nextCursor: page.pageInfo.endCursor },
+      },
+    }),
+  }),
+];

@@ -1,0 +1,157 @@
+import { sql } from 'drizzle-orm';
+import { bigint, check, foreignKey, type PgColumn, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { apps } from '../apps/tables.js';
+import type { WeeklyHours } from './working-hours.js';
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+const appId = () =>
+  uuid('app_id')
+    .notNull()
+    .references(() => apps.id, { onDelete: 'cascade' });
+
+// An agent (a member who takes calls), with weekly working hours in its own time zone
+// (DESIGN section 5, `agent`). Keyed per app: another tenant may use the same id.
+export const agents = pgTable(
+  'agents',
+  {
+    appId: appId(),
+    id: uuid('id').notNull().defaultRandom(),
+    name: text('name').notNull(),
+    timezone: text('timezone').notNull(),
+    workingHours: jsonb('working_hours').$type<WeeklyHours>().notNull().default({}),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.appId, t.id] })],
+);
+
+const agentRef = (t: { appId: PgColumn; agentId: PgColumn }, name: string) =>
+  foreignKey({ name, columns: [t.appId, t.agentId], foreignColumns: [agents.appId, agents.id] }).onDelete('cascade');
+
+// `blocked` and `available_extra` windows of an agent, in UTC (DESIGN section 5).
+export const availabilityExceptions = pgTable(
+  'availability_exceptions',
+  {
+    appId: appId(),
+    id: uuid('id').notNull().defaultRandom(),
+    agentId: uuid('agent_id').notNull(),
+    kind: text('kind').notNull(),
+    startAt: ts('start_at').notNull(),
+    endAt: ts('end_at').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.appId, t.id] }),
+    agentRef(t, 'availability_exceptions_agent_fk'),
+    // Availability reads an agent's windows that end after the request's start.
+    index('availability_exceptions_agent_end_idx').on(t.appId, t.agentId, t.endAt),
+    check('availability_exceptions_kind', sql`${t.kind} in ('blocked', 'available_extra')`),
+    check('availability_exceptions_range', sql`${t.endAt} > ${t.startAt}`),
+  ],
+);
+
+// Do-not-disturb windows of an agent, in UTC.
+export const dndWindows = pgTable(
+  'dnd_windows',
+  {
+    appId: appId(),
+    id: uuid('id').notNull().defaultRandom(),
+    agentId: uuid('agent_id').notNull(),
+    startAt: ts('start_at').notNull(),
+    endAt: ts('end_at').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.appId, t.id] }),
+    agentRef(t, 'dnd_windows_agent_fk'),
+    index('dnd_windows_agent_end_idx').on(t.appId, t.agentId, t.endAt),
+    check('dnd_windows_range', sql`${t.endAt} > ${t.startAt}`),
+  ],
+);
+
+// SPEC "Scheduled call". The id is unique across apps (a lookup by id from another app is a 404,
+// never a second row). `ends_at` is stored because an exclusion constraint needs an immutable
+// range expression (timestamptz + interval is only stable); a check keeps it consistent. The
+// constraint itself (no two `scheduled` calls of one agent overlap) is in a custom migration.
+export const scheduledCalls = pgTable(
+  'scheduled_calls',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    appId: appId(),
+    assignedAgentId: uuid('assigned_agent_id').notNull(),
+    bookingSource: text('booking_source').notNull(),
+    guestName: text('guest_name').notNull(),
+    guestPhone: text('guest_phone'),
+    guestEmail: text('guest_email'),
+    guestTimezone: text('guest_timezone').notNull(),
+    guestIntakeNotes: text('guest_intake_notes'),
+    scheduledAt: ts('scheduled_at').notNull(),
+    endsAt: ts('ends_at').notNull(),
+    durationMinutes: integer('duration_minutes').notNull(),
+    appTimezone: text('app_timezone').notNull(),
+    status: text('status').notNull(),
+    cancelledAt: ts('cancelled_at'),
+    cancellationReason: text('cancellation_reason'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    foreignKey({ name: 'scheduled_calls_agent_fk', columns: [t.appId, t.assignedAgentId], foreignColumns: [agents.appId, agents.id] }),
+    // Keyset order of the list (scheduled_at asc, id asc), with and without the agent filter.
+    index('scheduled_calls_app_at_idx').on(t.appId, t.scheduledAt, t.id),
+    index('scheduled_calls_agent_at_idx').on(t.appId, t.assignedAgentId, t.scheduledAt),
+    check('scheduled_calls_status', sql`${t.status} in ('scheduled', 'cancelled', 'completed', 'no_show')`),
+    check('scheduled_calls_duration', sql`${t.durationMinutes} > 0`),
+    check('scheduled_calls_ends_at', sql`${t.endsAt} - ${t.scheduledAt} = make_interval(mins => ${t.durationMinutes})`),
+  ],
+);
+
+// SPEC "Scheduled call timeline event". `seq` orders a call's timeline (and, later, replays a
+// subscription after a given event) strictly, even for events created in the same instant.
+export const scheduledCallEvents = pgTable(
+  'scheduled_call_events',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    seq: bigint('seq', { mode: 'number' }).generatedAlwaysAsIdentity().notNull().unique(),
+    appId: appId(),
+    callId: uuid('call_id')
+      .notNull()
+      .references(() => scheduledCalls.id, { onDelete: 'cascade' }),
+    eventType: text('event_type').notNull(),
+    actorType: text('actor_type').notNull(),
+    actorId: text('actor_id').notNull(),
+    payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [index('scheduled_call_events_call_idx').on(t.callId, t.seq), index('scheduled_call_events_app_seq_idx').on(t.appId, t.seq)],
+);
+
+// Reminders 24 h and 15 min before a call (DESIGN section 7): planned on create, re-planned on a
+// time change, cancelled on cancel. A worker sends the due `pending` ones.
+export const scheduledCallReminders = pgTable(
+  'scheduled_call_reminders',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    appId: appId(),
+    callId: uuid('call_id')
+      .notNull()
+      .references(() => scheduledCalls.id, { onDelete: 'cascade' }),
+    kind: text('kind').notNull(),
+    dueAt: ts('due_at').notNull(),
+    status: text('status').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    index('scheduled_call_reminders_call_idx').on(t.callId),
+    index('scheduled_call_reminders_due_idx').on(t.dueAt).where(sql`${t.status} = 'pending'`),
+    check('scheduled_call_reminders_status', sql`${t.status} in ('pending', 'sent', 'cancelled')`),
+  ],
+);
+
+export type AgentRow = typeof agents.$inferSelect;
+export type AvailabilityExceptionRow = typeof availabilityExceptions.$inferSelect;
+export type DndWindowRow = typeof dndWindows.$inferSelect;
+export type ScheduledCallRow = typeof scheduledCalls.$inferSelect;
+export type ScheduledCallEventRow = typeof scheduledCallEvents.$inferSelect;
+export type ScheduledCallReminderRow = typeof scheduledCallReminders.$inferSelect;

@@ -1,0 +1,82 @@
+import { and, asc, eq, inArray } from 'drizzle-orm';
+import DataLoader from 'dataloader';
+import type { Queryable, Tx } from '../db/client.js';
+import { loader, type RequestContext } from '../runtime.js';
+import { scheduledCallEvents, scheduledCallReminders, type ScheduledCallEventRow } from './tables.js';
+
+// The timeline of a call (SPEC "Events") and its reminders (DESIGN section 7). Every mutation
+// writes its events inside its own transaction, so a rolled-back write leaves no event.
+
+export type EventType = 'created' | 'rescheduled' | 'assigned' | 'updated' | 'cancelled' | 'completed' | 'no_show';
+
+export interface Actor {
+  actorType: 'client' | 'system';
+  actorId: string;
+}
+
+/** DESIGN section 7: `client` with the client id for API calls, `system` otherwise. */
+export const actorOf = (ctx: Pick<RequestContext, 'auth'>): Actor =>
+  ctx.auth ? { actorType: 'client', actorId: ctx.auth.clientId } : { actorType: 'system', actorId: 'system' };
+
+export interface NewEvent {
+  eventType: EventType;
+  payload: Record<string, unknown>;
+}
+
+export async function appendEvents(
+  tx: Tx,
+  call: { appId: string; id: string },
+  actor: Actor,
+  events: NewEvent[],
+  at: Date,
+): Promise<ScheduledCallEventRow[]> {
+  if (events.length === 0) return [];
+  return tx
+    .insert(scheduledCallEvents)
+    .values(events.map((e) => ({ appId: call.appId, callId: call.id, ...actor, eventType: e.eventType, payload: e.payload, createdAt: at })))
+    .returning();
+}
+
+/** A page of calls' timelines in one query (PITFALLS: DataLoader per request). */
+export const eventsLoader = (ctx: RequestContext) =>
+  loader(
+    ctx,
+    'scheduling.events',
+    () =>
+      new DataLoader<string, ScheduledCallEventRow[]>(async (callIds) => {
+        const rows = await ctx.runtime.database.db
+          .select()
+          .from(scheduledCallEvents)
+          .where(inArray(scheduledCallEvents.callId, [...callIds]))
+          .orderBy(asc(scheduledCallEvents.callId), asc(scheduledCallEvents.seq));
+        const byCall = new Map<string, ScheduledCallEventRow[]>(callIds.map((id) => [id, []]));
+        for (const row of rows) byCall.get(row.callId)?.push(row);
+        return callIds.map((id) => byCall.get(id) ?? []);
+      }),
+  );
+
+export const callEvents = (db: Queryable, callId: string) =>
+  db.select().from(scheduledCallEvents).where(eq(scheduledCallEvents.callId, callId)).orderBy(asc(scheduledCallEvents.seq));
+
+const MINUTE_MS = 60_000;
+/** DESIGN section 7: 24 h and 15 min before scheduled_at. */
+export const reminderOffsets = [
+  { kind: '24h', minutes: 24 * 60 },
+  { kind: '15m', minutes: 15 },
+] as const;
+
+/** Plans the reminders still in the future (a call booked 10 minutes ahead gets none). */
+export async function planReminders(tx: Tx, call: { appId: string; id: string; scheduledAt: Date }, now: Date): Promise<void> {
+  const rows = reminderOffsets
+    .map(({ kind, minutes }) => ({ kind, dueAt: new Date(call.scheduledAt.getTime() - minutes * MINUTE_MS) }))
+    .filter((r) => r.dueAt > now)
+    .map((r) => ({ appId: call.appId, callId: call.id, ...r, status: 'pending', createdAt: now, updatedAt: now }));
+  if (rows.length > 0) await tx.insert(scheduledCallReminders).values(rows);
+}
+
+export async function cancelPendingReminders(tx: Tx, callId: string, now: Date): Promise<void> {
+  await tx
+    .update(scheduledCallReminders)
+    .set({ status: 'cancelled', updatedAt: now })
+    .where(and(eq(scheduledCallReminders.callId, callId), eq(scheduledCallReminders.status, 'pending')));
+}

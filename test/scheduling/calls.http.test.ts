@@ -1,0 +1,396 @@
+import { and, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scheduledCallReminders } from '../../src/scheduling/tables.js';
+import { expectErrorEnvelope } from '../helpers/http.js';
+import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { agent, agentIdOf, api, callIdOf, everyDay, futureDay, importedCall, importRecords } from './fixtures.js';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.close());
+
+const A1 = agentIdOf(1);
+const A2 = agentIdOf(2);
+const allDay = everyDay('00:00', '24:00');
+
+/** A tenant with two agents working around the clock (agent 2 only when asked). */
+async function setUp(options: { agents?: object[]; scopes?: Parameters<TestServer['tenant']>[0] } = {}) {
+  const tenant = await server.tenant(options.scopes);
+  await importRecords(server, tenant.appId, options.agents ?? [agent(1, 'UTC', allDay), agent(2, 'UTC', allDay)]);
+  return { tenant, a: api(server, tenant) };
+}
+
+const booking = (start: Date, extra: object = {}) => ({ scheduledAtUtc: start.toISOString(), durationMinutes: 30, guestName: 'Ann Lee', ...extra });
+
+const reminders = async (callId: string) =>
+  (await server.runtime.database.db.select().from(scheduledCallReminders).where(eq(scheduledCallReminders.callId, callId)))
+    .map((r) => ({ kind: r.kind, dueAt: r.dueAt.toISOString(), status: r.status }))
+    .sort((x, y) => (x.dueAt + x.status < y.dueAt + y.status ? -1 : 1));
+
+describe('POST /video/{appId}/scheduled-calls (DESIGN section 7)', () => {
+  it('201 with the full record; a created event by the client; reminders 24 h and 15 min before', async () => {
+    const { tenant, a } = await setUp();
+    const start = futureDay(5, 15);
+    const res = await a.create(
+      booking(start, { assignedAgentId: A2, guestPhone: '+447700900123', guestEmail: 'ann@example.com', guestTimezone: 'Europe/Paris', bookingSource: 'web', guestIntakeNotes: 'Wants a demo' }),
+    );
+    expect(res.status).toBe(201);
+    expect(Object.keys(res.body)).toEqual(['data']);
+    const call = res.body.data.call;
+    expect(call).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      app_id: tenant.appId,
+      assigned_agent_id: A2,
+      booking_source: 'web',
+      guest_name: 'Ann Lee',
+      guest_phone: '+447700900123',
+      guest_email: 'ann@example.com',
+      guest_timezone: 'Europe/Paris',
+      guest_intake_notes: 'Wants a demo',
+      scheduled_at: start.toISOString(),
+      duration_minutes: 30,
+      app_timezone: 'UTC',
+      status: 'scheduled',
+      created_at: expect.any(String),
+    });
+    const got = await a.get(call.id);
+    expect(got.status).toBe(200);
+    expect(Object.keys(got.body)).toEqual(['data']);
+    expect(got.body.data.call).toEqual(call);
+    expect(got.body.data.events).toEqual([
+      {
+        id: expect.any(String),
+        event_type: 'created',
+        actor_type: 'client',
+        actor_id: tenant.clientId,
+        payload: { scheduled_at: start.toISOString(), assigned_agent_id: A2 },
+        created_at: call.created_at,
+      },
+    ]);
+    expect(await reminders(call.id)).toEqual([
+      { kind: '24h', dueAt: new Date(start.getTime() - 86_400_000).toISOString(), status: 'pending' },
+      { kind: '15m', dueAt: new Date(start.getTime() - 900_000).toISOString(), status: 'pending' },
+    ]);
+  });
+
+  it('defaults: source api, guest time zone of the app; without assignedAgentId the least busy free agent', async () => {
+    const { a } = await setUp();
+    const start = futureDay(6, 10);
+    const first = await a.create(booking(start));
+    expect(first.status).toBe(201);
+    expect(first.body.data.call).toMatchObject({ assigned_agent_id: A1, booking_source: 'api', guest_timezone: 'UTC', guest_phone: null });
+    // Agent 1 is busy now: the same slot goes to agent 2; a third booking finds nobody.
+    expect((await a.create(booking(start))).body.data.call.assigned_agent_id).toBe(A2);
+    const none = await a.create(booking(start));
+    expect(none.status).toBe(409);
+    expectErrorEnvelope(none.body, 'conflict');
+    // Later that day agent 1 has one call and agent 2 one: a tie goes to the lower id; then the less busy.
+    expect((await a.create(booking(futureDay(6, 12)))).body.data.call.assigned_agent_id).toBe(A1);
+    expect((await a.create(booking(futureDay(6, 13)))).body.data.call.assigned_agent_id).toBe(A2);
+  });
+
+  it('409 for a slot that is taken, outside working hours, blocked or in do-not-disturb', async () => {
+    const start = futureDay(7, 10);
+    const { a } = await setUp({
+      agents: [
+        agent(1, 'UTC', everyDay('09:00', '12:00')),
+        { type: 'availability_exception', id: '00000000-0000-4000-8e00-000000000101', agent_id: A1, kind: 'blocked', start_utc: futureDay(7, 11).toISOString(), end_utc: futureDay(7, 11, 30).toISOString() },
+        { type: 'dnd', id: '00000000-0000-4000-8d00-000000000101', agent_id: A1, start_utc: futureDay(7, 9).toISOString(), end_utc: futureDay(7, 9, 30).toISOString() },
+      ],
+    });
+    expect((await a.create(booking(start, { assignedAgentId: A1 }))).status).toBe(201);
+    for (const taken of [futureDay(7, 10, 15), futureDay(7, 13), futureDay(7, 11), futureDay(7, 9)]) {
+      const res = await a.create(booking(taken, { assignedAgentId: A1 }));
+      expect(res.status).toBe(409);
+      expectErrorEnvelope(res.body, 'conflict');
+    }
+    // Right after the first call is free.
+    expect((await a.create(booking(futureDay(7, 10, 30), { assignedAgentId: A1 }))).status).toBe(201);
+  });
+
+  const bad: [string, object, string][] = [
+    ['scheduledAtUtc missing', { scheduledAtUtc: undefined }, 'scheduledAtUtc'],
+    ['scheduledAtUtc not a timestamp', { scheduledAtUtc: 'soon' }, 'scheduledAtUtc'],
+    ['scheduledAtUtc in the past', { scheduledAtUtc: '2020-01-01T10:00:00Z' }, 'scheduledAtUtc'],
+    ['durationMinutes missing', { durationMinutes: undefined }, 'durationMinutes'],
+    ['durationMinutes below 5', { durationMinutes: 4 }, 'durationMinutes'],
+    ['durationMinutes above 480', { durationMinutes: 481 }, 'durationMinutes'],
+    ['durationMinutes a string', { durationMinutes: '30' }, 'durationMinutes'],
+    ['guestName missing', { guestName: undefined }, 'guestName'],
+    ['guestName empty', { guestName: '  ' }, 'guestName'],
+    ['guestEmail malformed', { guestEmail: 'ann at example' }, 'guestEmail'],
+    ['guestPhone malformed', { guestPhone: 'call me' }, 'guestPhone'],
+    ['guestTimezone unknown', { guestTimezone: 'Mars/Olympus' }, 'guestTimezone'],
+    ['assignedAgentId not a UUID', { assignedAgentId: 'a1' }, 'assignedAgentId'],
+    ['assignedAgentId of no agent', { assignedAgentId: agentIdOf(99) }, 'assignedAgentId'],
+    ['an unknown field', { color: 'blue' }, 'color'],
+  ];
+  for (const [name, change, field] of bad) {
+    it(`400 invalid_request: ${name}`, async () => {
+      const { a } = await setUp();
+      const res = await a.create({ ...booking(futureDay(8, 10)), ...change });
+      expect(res.status).toBe(400);
+      expectErrorEnvelope(res.body, 'invalid_request');
+      expect(res.body.error.details.map((d: { field: string }) => d.field)).toContain(field);
+    });
+  }
+
+  it('400 invalid_request for a body that is not JSON or not an object', async () => {
+    const { tenant, a } = await setUp();
+    const broken = await fetch(`${a.base}/scheduled-calls`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tenant.accessToken}`, 'content-type': 'application/json' },
+      body: '{"guestName": ',
+    });
+    expect(broken.status).toBe(400);
+    expectErrorEnvelope(await broken.json(), 'invalid_request');
+    const array = await a.create([booking(futureDay(8, 10))]);
+    expect(array.status).toBe(400);
+    expectErrorEnvelope(array.body, 'invalid_request');
+  });
+});
+
+describe('GET /video/{appId}/scheduled-calls (list)', () => {
+  it('in (scheduled_at, id) order with filters and a cursor that walks every row once', async () => {
+    const { a } = await setUp();
+    const made: string[] = [];
+    for (const hour of [14, 9, 11, 16, 10]) {
+      made.push((await a.create(booking(futureDay(9, hour), { assignedAgentId: hour % 2 === 0 ? A2 : A1 }))).body.data.call.id);
+    }
+    const page1 = await a.list('?limit=2');
+    expect(page1.status).toBe(200);
+    expect(page1.body.pagination).toEqual({ limit: 2, hasMore: true, nextCursor: expect.any(String) });
+    const seen = page1.body.data.map((c: { scheduled_at: string }) => c.scheduled_at);
+    let cursor = page1.body.pagination.nextCursor;
+    while (cursor) {
+      const next = await a.list(`?limit=2&cursor=${cursor}`);
+      seen.push(...next.body.data.map((c: { scheduled_at: string }) => c.scheduled_at));
+      cursor = next.body.pagination.nextCursor;
+    }
+    expect(seen).toEqual([9, 10, 11, 14, 16].map((h) => futureDay(9, h).toISOString()));
+    const agent2 = await a.list(`?agentId=${A2}`);
+    expect(agent2.body.data.map((c: { assigned_agent_id: string }) => c.assigned_agent_id)).toEqual([A2, A2, A2]);
+    const window = await a.list(`?fromUtc=${futureDay(9, 10).toISOString()}&toUtc=${futureDay(9, 14).toISOString()}`);
+    expect(window.body.data).toHaveLength(2);
+    await a.cancel(made[0]!);
+    const cancelled = await a.list('?status=cancelled');
+    expect(cancelled.body.data.map((c: { id: string }) => c.id)).toEqual([made[0]]);
+    expect(cancelled.body.data[0]).toHaveProperty('cancelled_at');
+  });
+
+  it('bad limit, cursor, status, agentId and dates are invalid_request', async () => {
+    const { a } = await setUp();
+    for (const [query, field] of [
+      ['?limit=0', 'limit'],
+      ['?limit=201', 'limit'],
+      ['?limit=ten', 'limit'],
+      ['?cursor=bogus', 'cursor'],
+      ['?status=pending', 'status'],
+      ['?agentId=nope', 'agentId'],
+      ['?fromUtc=yesterday', 'fromUtc'],
+    ]) {
+      const res = await a.list(query);
+      expect(res.status, query).toBe(400);
+      expectErrorEnvelope(res.body, 'invalid_request');
+      expect(res.body.error.details?.map((d: { field: string }) => d.field) ?? [], query).toContain(field);
+    }
+  });
+});
+
+describe('PATCH /video/{appId}/scheduled-calls/{id} (SPEC states table)', () => {
+  it('a time change: rescheduled {from, to, reason}; reminders re-planned; response id, scheduled_at, status', async () => {
+    const { tenant, a } = await setUp();
+    const start = futureDay(10, 10);
+    const id = (await a.create(booking(start, { assignedAgentId: A1 }))).body.data.call.id;
+    const later = futureDay(11, 15);
+    const res = await a.patch(id, { scheduledAtUtc: later.toISOString(), reason: 'guest asked' });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ data: { call: { id, scheduled_at: later.toISOString(), status: 'scheduled' } } });
+    const { events } = (await a.get(id)).body.data;
+    expect(events.map((e: { event_type: string }) => e.event_type)).toEqual(['created', 'rescheduled']);
+    expect(events[1]).toMatchObject({
+      actor_type: 'client',
+      actor_id: tenant.clientId,
+      payload: { from: start.toISOString(), to: later.toISOString(), reason: 'guest asked' },
+    });
+    const planned = await reminders(id);
+    expect(planned.filter((r) => r.status === 'pending')).toEqual([
+      { kind: '24h', dueAt: new Date(later.getTime() - 86_400_000).toISOString(), status: 'pending' },
+      { kind: '15m', dueAt: new Date(later.getTime() - 900_000).toISOString(), status: 'pending' },
+    ]);
+    expect(planned.filter((r) => r.status === 'cancelled')).toHaveLength(2);
+  });
+
+  it('reassignment emits assigned; guest fields emit updated {fields}; both with the reason; null clears phone and email', async () => {
+    const { a } = await setUp();
+    const id = (await a.create(booking(futureDay(10, 12), { assignedAgentId: A1, guestPhone: '+15550001111', guestEmail: 'a@example.com' }))).body.data.call.id;
+    const res = await a.patch(id, { assignedAgentId: A2, guestName: 'Ann B. Lee', guestPhone: null, guestEmail: null, guestTimezone: 'Asia/Kathmandu', guestIntakeNotes: 'VIP', reason: 'coverage' });
+    expect(res.status).toBe(200);
+    const { call, events } = (await a.get(id)).body.data;
+    expect(call).toMatchObject({ assigned_agent_id: A2, guest_name: 'Ann B. Lee', guest_phone: null, guest_email: null, guest_timezone: 'Asia/Kathmandu', guest_intake_notes: 'VIP' });
+    expect(events.slice(1).map((e: { event_type: string; payload: unknown }) => [e.event_type, e.payload])).toEqual([
+      ['assigned', { from: A1, to: A2, reason: 'coverage' }],
+      ['updated', { fields: ['guest_name', 'guest_phone', 'guest_email', 'guest_timezone', 'guest_intake_notes'], reason: 'coverage' }],
+    ]);
+    // The same values again change nothing and emit nothing.
+    expect((await a.patch(id, { guestName: 'Ann B. Lee' })).status).toBe(200);
+    expect((await a.get(id)).body.data.events).toHaveLength(3);
+  });
+
+  it('409 when the new slot is taken (also by a reassignment), untouched call and timeline', async () => {
+    const { a } = await setUp();
+    const busy = await a.create(booking(futureDay(12, 10), { assignedAgentId: A2 }));
+    expect(busy.status).toBe(201);
+    const id = (await a.create(booking(futureDay(12, 14), { assignedAgentId: A1 }))).body.data.call.id;
+    const overlapping = await a.patch(id, { scheduledAtUtc: futureDay(12, 10, 15).toISOString(), assignedAgentId: A2 });
+    expect(overlapping.status).toBe(409);
+    expectErrorEnvelope(overlapping.body, 'conflict');
+    const reassigned = await a.patch(id, { assignedAgentId: A2, scheduledAtUtc: futureDay(12, 10).toISOString() });
+    expect(reassigned.status).toBe(409);
+    const { call, events } = (await a.get(id)).body.data;
+    expect(call).toMatchObject({ assigned_agent_id: A1, scheduled_at: futureDay(12, 14).toISOString() });
+    expect(events).toHaveLength(1);
+    // Moving within its own time (overlapping itself) is fine.
+    expect((await a.patch(id, { scheduledAtUtc: futureDay(12, 14, 15).toISOString() })).status).toBe(200);
+  });
+
+  it('409 for every final state, whatever the body', async () => {
+    const { tenant, a } = await setUp();
+    await importRecords(server, tenant.appId, [
+      importedCall(201, 1, '2026-01-05T10:00:00.000Z', 30, { status: 'completed' }),
+      importedCall(202, 1, '2026-01-05T11:00:00.000Z', 30, { status: 'no_show' }),
+      importedCall(203, 1, '2026-01-05T12:00:00.000Z', 30, { status: 'cancelled', cancelled_at: '2026-01-04T00:00:00Z', cancellation_reason: 'x' }),
+    ]);
+    for (const n of [201, 202, 203]) {
+      for (const body of [{ guestName: 'X' }, { scheduledAtUtc: futureDay(20, 10).toISOString() }]) {
+        const res = await a.patch(callIdOf(n), body);
+        expect(res.status).toBe(409);
+        expectErrorEnvelope(res.body, 'conflict');
+      }
+    }
+  });
+
+  const bad: [string, unknown, string | undefined][] = [
+    ['an empty body', {}, undefined],
+    ['only a reason', { reason: 'why not' }, undefined],
+    ['scheduledAtUtc not a timestamp', { scheduledAtUtc: 'later' }, 'scheduledAtUtc'],
+    ['scheduledAtUtc null', { scheduledAtUtc: null }, 'scheduledAtUtc'],
+    ['scheduledAtUtc in the past', { scheduledAtUtc: '2021-06-01T10:00:00Z' }, 'scheduledAtUtc'],
+    ['assignedAgentId not a UUID', { assignedAgentId: 'x' }, 'assignedAgentId'],
+    ['assignedAgentId of no agent', { assignedAgentId: agentIdOf(77) }, 'assignedAgentId'],
+    ['guestName empty', { guestName: '' }, 'guestName'],
+    ['guestName null', { guestName: null }, 'guestName'],
+    ['guestEmail malformed', { guestEmail: 'nope' }, 'guestEmail'],
+    ['guestTimezone unknown', { guestTimezone: 'Europe/Atlantis' }, 'guestTimezone'],
+    ['guestIntakeNotes a number', { guestIntakeNotes: 5 }, 'guestIntakeNotes'],
+    ['an unknown field', { durationMinutes: 45 }, 'durationMinutes'],
+    ['an array body', [{ guestName: 'X' }], undefined],
+  ];
+  for (const [name, body, field] of bad) {
+    it(`400 invalid_request: ${name}`, async () => {
+      const { a } = await setUp();
+      const id = (await a.create(booking(futureDay(13, 10)))).body.data.call.id;
+      const res = await a.patch(id, body);
+      expect(res.status).toBe(400);
+      expectErrorEnvelope(res.body, 'invalid_request');
+      if (field) expect(res.body.error.details.map((d: { field: string }) => d.field)).toContain(field);
+      expect((await a.get(id)).body.data.events).toHaveLength(1);
+    });
+  }
+
+  it('400 invalid_request for a body that is not JSON', async () => {
+    const { tenant, a } = await setUp();
+    const id = (await a.create(booking(futureDay(13, 12)))).body.data.call.id;
+    const res = await fetch(`${a.base}/scheduled-calls/${id}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${tenant.accessToken}`, 'content-type': 'application/json' },
+      body: 'guestName=X',
+    });
+    expect(res.status).toBe(400);
+    expectErrorEnvelope(await res.json(), 'invalid_request');
+  });
+});
+
+describe('DELETE /video/{appId}/scheduled-calls/{id}', () => {
+  it('soft-cancels with the body reason; a repeat returns the row unchanged; reminders cancelled; one cancelled event', async () => {
+    const { a } = await setUp();
+    const id = (await a.create(booking(futureDay(14, 10)))).body.data.call.id;
+    const res = await a.cancel(id, { json: { reason: 'guest is ill' } });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ data: { call: { id, status: 'cancelled', cancelled_at: expect.any(String), cancellation_reason: 'guest is ill' } } });
+    const again = await a.cancel(id, { query: '?reason=second%20try' });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(res.body);
+    const { call, events } = (await a.get(id)).body.data;
+    expect(call).toMatchObject({ status: 'cancelled', cancelled_at: res.body.data.call.cancelled_at, cancellation_reason: 'guest is ill' });
+    expect(events.map((e: { event_type: string; payload: unknown }) => [e.event_type, e.payload])).toEqual([
+      ['created', expect.any(Object)],
+      ['cancelled', { reason: 'guest is ill' }],
+    ]);
+    expect((await reminders(id)).map((r) => r.status)).toEqual(['cancelled', 'cancelled']);
+    // The row is kept, and its slot is free again.
+    expect((await a.create(booking(futureDay(14, 10), { assignedAgentId: call.assigned_agent_id }))).status).toBe(201);
+  });
+
+  it('the reason may come as a query parameter; without one it is empty', async () => {
+    const { a } = await setUp();
+    const first = (await a.create(booking(futureDay(15, 10)))).body.data.call.id;
+    expect((await a.cancel(first, { query: '?reason=no%20longer%20needed' })).body.data.call.cancellation_reason).toBe('no longer needed');
+    const second = (await a.create(booking(futureDay(15, 11)))).body.data.call.id;
+    expect((await a.cancel(second)).body.data.call.cancellation_reason).toBe('');
+  });
+
+  it('409 for a completed or no-show call; 400 for a reason that is not a string', async () => {
+    const { tenant, a } = await setUp();
+    await importRecords(server, tenant.appId, [
+      importedCall(301, 1, '2026-01-06T10:00:00.000Z', 30, { status: 'completed' }),
+      importedCall(302, 1, '2026-01-06T11:00:00.000Z', 30, { status: 'no_show' }),
+    ]);
+    for (const n of [301, 302]) expect((await a.cancel(callIdOf(n))).status).toBe(409);
+    const id = (await a.create(booking(futureDay(15, 14)))).body.data.call.id;
+    const res = await a.cancel(id, { json: { reason: 42 } });
+    expect(res.status).toBe(400);
+    expectErrorEnvelope(res.body, 'invalid_request');
+  });
+});
+
+describe('tenancy and scopes', () => {
+  it("another app's call is 404 on GET, PATCH and DELETE, and stays untouched", async () => {
+    const { a: mine } = await setUp();
+    const { tenant: them, a: theirs } = await setUp();
+    const id = (await mine.create(booking(futureDay(16, 10)))).body.data.call.id;
+    for (const res of [await theirs.get(id), await theirs.patch(id, { guestName: 'Mallory' }), await theirs.cancel(id)]) {
+      expect(res.status).toBe(404);
+      expectErrorEnvelope(res.body, 'not_found');
+    }
+    expect((await mine.get(id)).body.data.call).toMatchObject({ guest_name: 'Ann Lee', status: 'scheduled' });
+    expect((await theirs.list()).body.data).toEqual([]);
+    // An unknown id is the same 404; a malformed one is invalid_request.
+    expect((await mine.get(callIdOf(999))).status).toBe(404);
+    const malformed = await mine.get('not-a-uuid');
+    expect(malformed.status).toBe(400);
+    expectErrorEnvelope(malformed.body, 'invalid_request');
+    expect(them.appId).not.toBe(undefined);
+  });
+
+  it('403: read scope cannot write, write scope cannot read, nobody reaches another app', async () => {
+    const { tenant, a } = await setUp();
+    const id = (await a.create(booking(futureDay(17, 10)))).body.data.call.id;
+    const reader = await (await server.client({ apps: [tenant.appId], scopes: ['scheduling:read'] })).token();
+    const writer = await (await server.client({ apps: [tenant.appId], scopes: ['scheduling:write'] })).token();
+    for (const res of [
+      await a.patch(id, { guestName: 'X' }, reader),
+      await a.cancel(id, {}, reader),
+      await a.create(booking(futureDay(17, 12)), reader),
+      await a.get(id, writer),
+      await a.list('', writer),
+    ]) {
+      expect(res.status, JSON.stringify(res.body)).toBe(403);
+      expectErrorEnvelope(res.body, 'forbidden');
+    }
+    const stranger = await server.tenant();
+    expect((await api(server, { appId: tenant.appId, accessToken: stranger.accessToken }).get(id)).status).toBe(403);
+  });
+});

@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { agent, agentIdOf, api, everyDay, futureDay, importRecords } from './fixtures.js';
+
+// DESIGN section 7: double booking is impossible by construction. On PostgreSQL (CI's second
+// run) the requests really race on separate connections and the exclusion constraint decides;
+// on PGlite they are serialized and the slot test decides. Either way exactly one wins.
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer({ DB_POOL_MAX: '10' });
+});
+afterAll(() => server.close());
+
+const PARALLEL = 8;
+const statuses = (responses: { status: number }[]) => responses.map((r) => r.status).sort();
+
+describe('no double booking under concurrency', () => {
+  it(`${PARALLEL} parallel creates into one slot of one agent: one 201, the rest 409`, async () => {
+    const tenant = await server.tenant();
+    await importRecords(server, tenant.appId, [agent(1, 'UTC', everyDay('00:00', '24:00'))]);
+    const a = api(server, tenant);
+    const start = futureDay(20, 10);
+    const responses = await Promise.all(
+      Array.from({ length: PARALLEL }, (_, i) =>
+        a.create({ scheduledAtUtc: new Date(start.getTime() + i * 60_000).toISOString(), durationMinutes: 30, guestName: `G${i}`, assignedAgentId: agentIdOf(1) }),
+      ),
+    );
+    expect(statuses(responses)).toEqual([201, ...Array(PARALLEL - 1).fill(409)]);
+    expect((await a.list('?status=scheduled')).body.data).toHaveLength(1);
+  });
+
+  it(`${PARALLEL} parallel creates without an agent over two agents: two win`, async () => {
+    const tenant = await server.tenant();
+    await importRecords(server, tenant.appId, [agent(1, 'UTC', everyDay('00:00', '24:00')), agent(2, 'UTC', everyDay('00:00', '24:00'))]);
+    const a = api(server, tenant);
+    const start = futureDay(21, 10).toISOString();
+    const responses = await Promise.all(Array.from({ length: PARALLEL }, (_, i) => a.create({ scheduledAtUtc: start, durationMinutes: 30, guestName: `G${i}` })));
+    expect(statuses(responses)).toEqual([201, 201, ...Array(PARALLEL - 2).fill(409)]);
+    const agents = responses.filter((r) => r.status === 201).map((r) => r.body.data.call.assigned_agent_id).sort();
+    expect(agents).toEqual([agentIdOf(1), agentIdOf(2)]);
+  });
+
+  it(`${PARALLEL} parallel PATCHes of different calls into one slot: one 200, the rest 409 and unchanged`, async () => {
+    const tenant = await server.tenant();
+    await importRecords(server, tenant.appId, [agent(1, 'UTC', everyDay('00:00', '24:00'))]);
+    const a = api(server, tenant);
+    const ids: string[] = [];
+    for (let i = 0; i < PARALLEL; i++) {
+      const res = await a.create({ scheduledAtUtc: futureDay(22, i).toISOString(), durationMinutes: 30, guestName: `G${i}`, assignedAgentId: agentIdOf(1) });
+      ids.push(res.body.data.call.id);
+    }
+    const target = futureDay(23, 15).toISOString();
+    const responses = await Promise.all(ids.map((id) => a.patch(id, { scheduledAtUtc: target })));
+    expect(statuses(responses)).toEqual([200, ...Array(PARALLEL - 1).fill(409)]);
+    const calls = (await a.list()).body.data as { scheduled_at: string }[];
+    expect(calls.filter((c) => c.scheduled_at === target)).toHaveLength(1);
+    // The losers have no rescheduled event.
+    const timelines = await Promise.all(ids.map(async (id) => (await a.get(id)).body.data.events.length));
+    expect(timelines.sort()).toEqual([...Array(PARALLEL - 1).fill(1), 2]);
+  });
+});

@@ -1,0 +1,77 @@
+import { describe, expect, it, beforeAll, afterAll } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { agent, agentIdOf, api, callIdOf, dndIdOf, everyDay, exceptionIdOf, importedCall, importRecords } from './fixtures.js';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.close());
+
+const A1 = agentIdOf(1);
+
+describe('import: agent, availability_exception, dnd, scheduled_call (DESIGN section 5)', () => {
+  it('counts each type, upserts on id, and the records are what the API reads', async () => {
+    const tenant = await server.tenant();
+    const counts = await importRecords(server, tenant.appId, [
+      agent(1, 'Europe/London', everyDay('09:00', '17:00'), 'Ada'),
+      { type: 'availability_exception', id: exceptionIdOf(1), agent_id: A1, kind: 'blocked', start_utc: '2026-03-09T12:00:00Z', end_utc: '2026-03-09T13:00:00Z' },
+      { type: 'dnd', id: dndIdOf(1), agent_id: A1, start_utc: '2026-03-09T16:00:00Z', end_utc: '2026-03-09T17:00:00Z' },
+      importedCall(1, 1, '2026-03-09T10:00:00.000Z', 45),
+      agent(1, 'Europe/London', everyDay('08:00', '16:00'), 'Ada Lovelace'),
+    ]);
+    expect(counts).toEqual({ agent: 2, availability_exception: 1, dnd: 1, scheduled_call: 1 });
+    const a = api(server, tenant);
+    const res = await a.gql(
+      `query($app: UUID!, $agent: UUID!) { agent(appId: $app, id: $agent) { name timezone workingHours
+        exceptions { id kind startUtc endUtc } dndWindows { id startUtc endUtc } } }`,
+      { app: tenant.appId, agent: A1 },
+    );
+    expect(res.body.data.agent).toEqual({
+      name: 'Ada Lovelace',
+      timezone: 'Europe/London',
+      workingHours: everyDay('08:00', '16:00'),
+      exceptions: [{ id: exceptionIdOf(1), kind: 'blocked', startUtc: '2026-03-09T12:00:00.000Z', endUtc: '2026-03-09T13:00:00.000Z' }],
+      dndWindows: [{ id: dndIdOf(1), startUtc: '2026-03-09T16:00:00.000Z', endUtc: '2026-03-09T17:00:00.000Z' }],
+    });
+    const got = await a.get(callIdOf(1));
+    expect(got.body.data.call).toMatchObject({ id: callIdOf(1), duration_minutes: 45, booking_source: 'import', created_at: '2026-01-01T00:00:00.000Z' });
+    expect(got.body.data.events).toMatchObject([{ event_type: 'created', actor_type: 'system', actor_id: 'import' }]);
+    // Re-importing the call updates every column (multi-word ones too) and records it.
+    await importRecords(server, tenant.appId, [importedCall(1, 1, '2026-03-09T11:00:00.000Z', 30, { guest_name: 'Renamed', guest_timezone: 'Asia/Tokyo' })]);
+    const again = await a.get(callIdOf(1));
+    expect(again.body.data.call).toMatchObject({ scheduled_at: '2026-03-09T11:00:00.000Z', duration_minutes: 30, guest_name: 'Renamed', guest_timezone: 'Asia/Tokyo' });
+    expect(again.body.data.events.map((e: { event_type: string }) => e.event_type)).toEqual(['created', 'updated']);
+  });
+
+  const badLines: [string, object[], RegExp][] = [
+    ['an unknown time zone', [agent(1, 'Europe/Nowhere', {})], /line 1: invalid agent: timezone/],
+    ['working hours out of range', [agent(1, 'UTC', { mon: [['09:00', '25:00']] })], /line 1: invalid agent: working_hours\.mon\.0\.1/],
+    ['an unknown weekday', [agent(1, 'UTC', { funday: [] })], /line 1: invalid agent/],
+    ['an exception of an unknown kind', [agent(1, 'UTC', {}), { type: 'availability_exception', id: exceptionIdOf(2), agent_id: A1, kind: 'holiday', start_utc: '2026-03-09T12:00:00Z', end_utc: '2026-03-09T13:00:00Z' }], /line 2: invalid availability_exception: kind/],
+    ['a window ending before it starts', [agent(1, 'UTC', {}), { type: 'dnd', id: dndIdOf(2), agent_id: A1, start_utc: '2026-03-09T12:00:00Z', end_utc: '2026-03-09T11:00:00Z' }], /line 2: invalid dnd: end_utc/],
+    ['an exception of an agent not in the app', [{ type: 'availability_exception', id: exceptionIdOf(3), agent_id: agentIdOf(50), kind: 'blocked', start_utc: '2026-03-09T12:00:00Z', end_utc: '2026-03-09T13:00:00Z' }], /line 1: .*not in this app/],
+    ['a call of an agent not in the app', [importedCall(5, 50, '2026-03-09T10:00:00.000Z')], /line 1: .*not in this app/],
+    ['two scheduled calls of one agent that overlap', [agent(1, 'UTC', {}), importedCall(6, 1, '2026-03-09T10:00:00.000Z', 60), importedCall(7, 1, '2026-03-09T10:30:00.000Z', 60)], /line 2: .*overlaps another scheduled call/],
+    ['a cancelled call without cancelled_at', [agent(1, 'UTC', {}), importedCall(8, 1, '2026-03-09T10:00:00.000Z', 30, { status: 'cancelled' })], /line 2: invalid scheduled_call: cancelled_at/],
+    ['a call with an unknown status', [agent(1, 'UTC', {}), importedCall(9, 1, '2026-03-09T10:00:00.000Z', 30, { status: 'booked' })], /line 2: invalid scheduled_call: status/],
+  ];
+  for (const [name, records, message] of badLines) {
+    it(`refuses ${name}, naming the line, writing nothing`, async () => {
+      const tenant = await server.tenant();
+      await expect(importRecords(server, tenant.appId, records)).rejects.toThrow(message);
+      const res = await api(server, tenant).gql(`query($app: UUID!) { agents(appId: $app) { id } scheduledCalls(appId: $app) { nodes { id } } }`, { app: tenant.appId });
+      expect(res.body.data).toEqual({ agents: [], scheduledCalls: { nodes: [] } });
+    });
+  }
+
+  it("refuses a call id of another app's call and leaves that call alone", async () => {
+    const mine = await server.tenant();
+    const theirs = await server.tenant();
+    await importRecords(server, mine.appId, [agent(1, 'UTC', {}), importedCall(40, 1, '2026-03-09T10:00:00.000Z')]);
+    await expect(importRecords(server, theirs.appId, [agent(1, 'UTC', {}), importedCall(40, 1, '2026-03-10T10:00:00.000Z', 30, { guest_name: 'Mallory' })])).rejects.toThrow(
+      /another app/,
+    );
+    expect((await api(server, mine).get(callIdOf(40))).body.data.call).toMatchObject({ guest_name: 'Guest 40', scheduled_at: '2026-03-09T10:00:00.000Z' });
+  });
+});
