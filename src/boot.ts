@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import { openDatabase } from './db/client.js';
 import { runMigrations } from './db/migrate.js';
 import type { Logger } from './log.js';
+import { TimelineBus } from './realtime/timeline-bus.js';
 import type { Runtime } from './runtime.js';
 
 /** Opens storage, applies migrations and loads the shared signing keys. */
@@ -12,6 +13,8 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
   try {
     await runMigrations(database);
     const keys = await loadSigningKeys(database.db, config.JWT_PRIVATE_JWK);
+    const timeline = new TimelineBus(database, logger);
+    await timeline.start();
     return {
       config,
       logger,
@@ -19,6 +22,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
       keys,
       tokens: { issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE, ttlSeconds: config.TOKEN_TTL_SECONDS },
       rateLimits: new RateLimits(config, logger),
+      timeline,
     };
   } catch (error) {
     await database.close().catch(() => {});
@@ -27,6 +31,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
 }
 
 export async function closeRuntime(runtime: Runtime): Promise<void> {
+  await runtime.timeline.close();
   await runtime.rateLimits.close();
   await runtime.database.close();
 }

@@ -8,6 +8,7 @@ import '../auth/graphql.js';
 import '../scheduling/agents.graphql.js';
 import '../scheduling/availability.graphql.js';
 import '../scheduling/calls.graphql.js';
+import '../scheduling/subscriptions.graphql.js';
 import '../video/graphql.js';
 import { builder } from './builder.js';
 

@@ -123,6 +123,13 @@ export function createMainApp(runtime: Runtime, schema: GraphQLSchema, routes: r
   app.all('/graphql', () => {
     throw new AppError('method_not_allowed', 'Use GET or POST');
   });
+  // graphql-sse, distinct-connections mode (DESIGN section 1): the token is checked on connect,
+  // scopes and app access when the subscription starts.
+  app.use('/graphql/stream', tooLarge, graphqlAuth);
+  app.on(['GET', 'POST'], '/graphql/stream', (c) => yoga.fetch(c.req.raw, { requestContext: c.get('requestContext') }));
+  app.all('/graphql/stream', () => {
+    throw new AppError('method_not_allowed', 'Use GET or POST');
+  });
 
   const v1 = new Hono<HttpEnv>();
   v1.use('*', tooLarge);

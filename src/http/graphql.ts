@@ -3,7 +3,8 @@ import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
-import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import { useGraphQLSSE } from '@graphql-yoga/plugin-graphql-sse';
+import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Runtime, RequestContext } from '../runtime.js';
 import { appErrorToGraphQL, toAppError } from '../graphql/errors.js';
 
@@ -17,6 +18,19 @@ query Viewer {
   viewer { clientId scopes apps }
 }
 `;
+
+/**
+ * A subscription refused before its stream starts (scope, app, not_found) ends as `{errors}`;
+ * graphql-sse recognizes a result only with a `data` key and would answer 400 "Unable to detect
+ * operation AST" instead. With `data: null` the subscriber receives the error as one event.
+ */
+const subscriptionErrorsAsResults: Plugin = {
+  onSubscribe: () => ({
+    onSubscribeResult: ({ result, setResult }) => {
+      if (!(Symbol.asyncIterator in result) && !('data' in result)) setResult({ data: null, ...result });
+    },
+  }),
+};
 
 /**
  * graphql-yoga with the abuse limits composed as plugins (STYLE: cross-cutting concerns are
@@ -43,6 +57,9 @@ export function createGraphQLServer(runtime: Runtime, schema: GraphQLSchema): Yo
       shouldPersistHeaders: true,
     },
     plugins: [
+      // Subscriptions over graphql-sse, distinct-connections mode (PITFALLS), at /graphql/stream.
+      useGraphQLSSE({ endpoint: '/graphql/stream' }),
+      subscriptionErrorsAsResults,
       // Fragments flattened and introspection counted (PITFALLS: graphql-armor #431, PR #823).
       maxDepthPlugin({ n: config.GRAPHQL_MAX_DEPTH, flattenFragments: true, ignoreIntrospection: false }),
       maxAliasesPlugin({ n: config.GRAPHQL_MAX_ALIASES }),

@@ -28,8 +28,11 @@ export async function startServers(runtime: Runtime, ports: { main: number; vide
   const closeOne = (server: Server) =>
     new Promise<void>((resolve) => {
       const timer = setTimeout(() => server.closeAllConnections(), runtime.config.SHUTDOWN_GRACE_MS);
+      // Keep-alive connections become idle as their requests (and ended SSE streams) finish.
+      const sweep = setInterval(() => server.closeIdleConnections(), 50);
       server.close(() => {
         clearTimeout(timer);
+        clearInterval(sweep);
         resolve();
       });
       server.closeIdleConnections();
@@ -38,6 +41,8 @@ export async function startServers(runtime: Runtime, ports: { main: number; vide
     mainPort: (main.address() as AddressInfo).port,
     videoPort: (video.address() as AddressInfo).port,
     close: async () => {
+      // Open SSE streams complete first, so they do not hold the listener open for the grace period.
+      runtime.timeline.endStreams();
       await Promise.all([closeOne(main), closeOne(video)]);
     },
   };

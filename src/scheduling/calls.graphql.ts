@@ -24,6 +24,7 @@ export const ScheduledCallEvent = builder.objectRef<ScheduledCallEventRow>('Sche
   description: 'One entry of a call timeline (SPEC "Scheduled call timeline event"), oldest first.',
   fields: (t) => ({
     id: t.exposeID('id'),
+    callId: t.exposeID('callId'),
     eventType: t.exposeString('eventType', {
       description: 'created, rescheduled, assigned, updated, cancelled, completed or no_show.',
     }),

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Tx } from '../db/client.js';
 import { EXCLUSION_VIOLATION, excludedSet, FOREIGN_KEY_VIOLATION, pgErrorCode } from '../db/raw.js';
 import type { ImportType } from '../importer/ndjson.js';
+import { announceEvents } from '../realtime/timeline-bus.js';
 import { callStatuses, exceptionKinds, instant, schedulingFields as f } from './fields.js';
 import { agents, availabilityExceptions, dndWindows, scheduledCallEvents, scheduledCalls } from './tables.js';
 import { cancelPendingReminders, planReminders } from './timeline.js';
@@ -148,14 +149,18 @@ async function writeCalls(tx: Tx, appId: string, records: z.output<typeof callRe
   if (written.length < rows.length) throw new Error('an id of this batch belongs to a scheduled call of another app');
   const actor = { actorType: 'system', actorId: 'import' };
   const byId = new Map(rows.map((r) => [r.id, r]));
-  await tx.insert(scheduledCallEvents).values(
+  const events = await tx
+    .insert(scheduledCallEvents)
+    .values(
     written.map((call) => {
       const row = byId.get(call.id)!;
       return call.inserted
         ? { appId, callId: call.id, ...actor, eventType: 'created', payload: { scheduled_at: row.scheduledAt.toISOString(), assigned_agent_id: row.assignedAgentId }, createdAt: now }
         : { appId, callId: call.id, ...actor, eventType: 'updated', payload: { fields: ['import'] }, createdAt: now };
     }),
-  );
+  )
+    .returning();
+  await announceEvents(tx, events);
   for (const call of written) {
     if (!call.inserted) await cancelPendingReminders(tx, call.id, now);
     if (call.status === 'scheduled') await planReminders(tx, { appId, id: call.id, scheduledAt: call.scheduledAt }, now);

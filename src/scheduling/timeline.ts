@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import DataLoader from 'dataloader';
 import type { Queryable, Tx } from '../db/client.js';
+import { announceEvents } from '../realtime/timeline-bus.js';
 import { loader, type RequestContext } from '../runtime.js';
 import { scheduledCallEvents, scheduledCallReminders, type ScheduledCallEventRow } from './tables.js';
 
@@ -31,10 +32,13 @@ export async function appendEvents(
   at: Date,
 ): Promise<ScheduledCallEventRow[]> {
   if (events.length === 0) return [];
-  return tx
+  const rows = await tx
     .insert(scheduledCallEvents)
     .values(events.map((e) => ({ appId: call.appId, callId: call.id, ...actor, eventType: e.eventType, payload: e.payload, createdAt: at })))
     .returning();
+  // Subscribers on every instance see them once this transaction commits (never on rollback).
+  await announceEvents(tx, rows);
+  return rows;
 }
 
 /** A page of calls' timelines in one query (PITFALLS: DataLoader per request). */

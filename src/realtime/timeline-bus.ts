@@ -1,0 +1,130 @@
+import { and, asc, eq, gt, sql } from 'drizzle-orm';
+import type { Database, Tx } from '../db/client.js';
+import type { Logger } from '../log.js';
+import { scheduledCallEvents, type ScheduledCallEventRow } from '../scheduling/tables.js';
+
+// Timeline events reach subscribers when their transaction commits, on every instance
+// (DESIGN section 7): the writer sends NOTIFY inside its transaction (PostgreSQL delivers it at
+// commit, and never for a rollback); each instance LISTENs once and fans the event out to its own
+// subscribers. PGlite supports LISTEN/NOTIFY in process, so both storages share one path.
+
+export const TIMELINE_CHANNEL = 'switchboard_timeline';
+// NOTIFY payloads must stay under 8000 bytes; a larger event is announced by id and read back.
+const MAX_PAYLOAD = 7000;
+
+interface Announcement {
+  id: string;
+  seq: number;
+  appId: string;
+  callId: string;
+  event?: Omit<ScheduledCallEventRow, 'createdAt'> & { createdAt: string };
+}
+
+const sqlNotify = (payload: string) => sql`select pg_notify(${TIMELINE_CHANNEL}, ${payload})`;
+
+/** Inside the writing transaction: announces the events, delivered only if it commits. */
+export async function announceEvents(tx: Tx, events: ScheduledCallEventRow[]): Promise<void> {
+  for (const event of events) {
+    const full: Announcement = { id: event.id, seq: event.seq, appId: event.appId, callId: event.callId, event: { ...event, createdAt: event.createdAt.toISOString() } };
+    let payload = JSON.stringify(full);
+    if (payload.length > MAX_PAYLOAD) payload = JSON.stringify({ ...full, event: undefined });
+    // Raw SQL on both drivers; the payload is a bound parameter.
+    await tx.execute(sqlNotify(payload));
+  }
+}
+
+export type TimelineListener = (event: ScheduledCallEventRow) => void;
+
+interface Subscriber {
+  appId: string;
+  callId?: string;
+  listener: TimelineListener;
+  end: () => void;
+}
+
+/** One LISTEN per instance, fanned out to the subscribers of this instance. */
+export class TimelineBus {
+  private readonly subscribers = new Set<Subscriber>();
+  private stop: (() => Promise<void>) | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly database: Database,
+    private readonly logger: Logger,
+  ) {}
+
+  async start(): Promise<void> {
+    const onPayload = (payload: string) => void this.dispatch(payload);
+    if (this.database.pg) {
+      const { unlisten } = await this.database.pg.listen(TIMELINE_CHANNEL, onPayload);
+      this.stop = unlisten;
+    } else if (this.database.pglite) {
+      this.stop = await this.database.pglite.listen(TIMELINE_CHANNEL, onPayload);
+    }
+  }
+
+  get size(): number {
+    return this.subscribers.size;
+  }
+
+  /** Listens for one app's events (one call's, with callId); `end` is called when the bus closes. */
+  subscribe(filter: { appId: string; callId?: string }, listener: TimelineListener, end: () => void): () => void {
+    if (this.closed) {
+      end();
+      return () => {};
+    }
+    const subscriber: Subscriber = { ...filter, listener, end };
+    this.subscribers.add(subscriber);
+    return () => this.subscribers.delete(subscriber);
+  }
+
+  private async dispatch(payload: string): Promise<void> {
+    try {
+      const announced = JSON.parse(payload) as Announcement;
+      const interested = [...this.subscribers].filter((s) => s.appId === announced.appId && (s.callId === undefined || s.callId === announced.callId));
+      if (interested.length === 0) return;
+      const event = announced.event ? { ...announced.event, createdAt: new Date(announced.event.createdAt) } : await this.load(announced);
+      if (!event) return;
+      for (const subscriber of interested) subscriber.listener(event);
+    } catch (error) {
+      this.logger.error({ err: error }, 'timeline notification could not be dispatched');
+    }
+  }
+
+  private async load(announced: Announcement): Promise<ScheduledCallEventRow | undefined> {
+    const [row] = await this.database.db
+      .select()
+      .from(scheduledCallEvents)
+      .where(and(eq(scheduledCallEvents.appId, announced.appId), eq(scheduledCallEvents.id, announced.id)));
+    return row;
+  }
+
+  /** Ends every open stream (graceful shutdown: SSE responses complete instead of being cut). */
+  endStreams(): void {
+    this.closed = true;
+    for (const subscriber of this.subscribers) subscriber.end();
+    this.subscribers.clear();
+  }
+
+  async close(): Promise<void> {
+    this.endStreams();
+    await this.stop?.().catch((error: unknown) => this.logger.warn({ err: error }, 'timeline unlisten failed'));
+    this.stop = undefined;
+  }
+}
+
+/** Stored events of an app (or one call) after the event with seq `afterSeq`, in order. */
+export function eventsAfter(database: Database, filter: { appId: string; callId?: string }, afterSeq: number, limit: number) {
+  return database.db
+    .select()
+    .from(scheduledCallEvents)
+    .where(
+      and(
+        eq(scheduledCallEvents.appId, filter.appId),
+        filter.callId ? eq(scheduledCallEvents.callId, filter.callId) : undefined,
+        gt(scheduledCallEvents.seq, afterSeq),
+      ),
+    )
+    .orderBy(asc(scheduledCallEvents.seq))
+    .limit(limit);
+}

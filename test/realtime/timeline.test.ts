@@ -1,0 +1,219 @@
+import { createClient, type Client } from 'graphql-sse';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appendEvents } from '../../src/scheduling/timeline.js';
+import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { agent, agentIdOf, api, everyDay, futureDay, importRecords } from '../scheduling/fixtures.js';
+
+// Live timelines through a real graphql-sse client (distinct-connections mode) at /graphql/stream.
+let server: TestServer;
+let tenant: Tenant;
+beforeAll(async () => {
+  server = await startTestServer();
+  tenant = await server.tenant();
+  await importRecords(server, tenant.appId, [agent(1, 'UTC', everyDay('00:00', '24:00')), agent(2, 'UTC', everyDay('00:00', '24:00'))]);
+});
+afterAll(() => server.close());
+
+const TIMELINE = `subscription($app: UUID!, $id: UUID!, $after: UUID) {
+  scheduledCallTimeline(appId: $app, callId: $id, after: $after) { id callId eventType actorType payload } }`;
+const APP_EVENTS = `subscription($app: UUID!, $after: UUID) { scheduledCallEvents(appId: $app, after: $after) { id callId eventType } }`;
+
+interface Received {
+  data?: Record<string, { id: string; callId: string; eventType: string; payload?: Record<string, unknown> }>;
+  errors?: { message: string; extensions?: Record<string, unknown> }[];
+}
+
+/** Subscribes and collects results; `until` resolves once `count` arrived (or rejects after 5 s). */
+function subscribe(url: string, token: string | undefined, query: string, variables: Record<string, unknown>) {
+  const client: Client = createClient({ url: `${url}/graphql/stream`, headers: token ? { authorization: `Bearer ${token}` } : {}, retryAttempts: 0 });
+  const received: Received[] = [];
+  const waiters: { count: number; resolve: () => void }[] = [];
+  let completed = false;
+  let failure: unknown;
+  const done = new Promise<void>((resolve) => {
+    client.subscribe(query ? { query, variables } : { query }, {
+      next: (value) => {
+        received.push(value as Received);
+        for (const w of waiters.filter((w) => received.length >= w.count)) w.resolve();
+      },
+      error: (error) => {
+        failure = error;
+        resolve();
+      },
+      complete: () => {
+        completed = true;
+        resolve();
+      },
+    });
+  });
+  return {
+    received,
+    done,
+    get completed() {
+      return completed;
+    },
+    get failure() {
+      return failure;
+    },
+    until: (count: number) =>
+      new Promise<void>((resolve, reject) => {
+        if (received.length >= count) return resolve();
+        const timer = setTimeout(() => reject(new Error(`timed out with ${received.length} of ${count}: ${JSON.stringify(received)}`)), 5000);
+        waiters.push({ count, resolve: () => (clearTimeout(timer), resolve()) });
+      }),
+    close: () => client.dispose(),
+  };
+}
+
+const settle = () => new Promise((r) => setTimeout(r, 250));
+const book = async (t: Tenant, day: number, hour: number) =>
+  (await api(server, t).create({ scheduledAtUtc: futureDay(day, hour).toISOString(), durationMinutes: 30, guestName: 'Sub', assignedAgentId: agentIdOf(1) })).body.data.call.id as string;
+
+describe('scheduledCallTimeline and scheduledCallEvents over graphql-sse', () => {
+  it('a subscriber receives rescheduled, assigned, updated and cancelled as they commit', async () => {
+    const id = await book(tenant, 3, 10);
+    const sub = subscribe(server.url, tenant.accessToken, TIMELINE, { app: tenant.appId, id });
+    await settle();
+    const a = api(server, tenant);
+    expect((await a.patch(id, { scheduledAtUtc: futureDay(3, 12).toISOString(), assignedAgentId: agentIdOf(2), guestName: 'New', reason: 'swap' })).status).toBe(200);
+    expect((await a.cancel(id, { json: { reason: 'bye' } })).status).toBe(200);
+    await sub.until(4);
+    const events = sub.received.map((r) => r.data!.scheduledCallTimeline!);
+    expect(events.map((e) => e.eventType)).toEqual(['rescheduled', 'assigned', 'updated', 'cancelled']);
+    expect(events[1]).toMatchObject({ callId: id, actorType: 'client', payload: { from: agentIdOf(1), to: agentIdOf(2), reason: 'swap' } });
+    expect(events[3]!.payload).toEqual({ reason: 'bye' });
+    // Exactly the stored timeline after `created`.
+    const stored = (await a.get(id)).body.data.events.map((e: { id: string }) => e.id);
+    expect(events.map((e) => e.id)).toEqual(stored.slice(1));
+    sub.close();
+  });
+
+  it('a reconnect with `after` receives exactly the events it missed, then live ones', async () => {
+    const id = await book(tenant, 4, 10);
+    const a = api(server, tenant);
+    const first = subscribe(server.url, tenant.accessToken, TIMELINE, { app: tenant.appId, id });
+    await settle();
+    await a.patch(id, { guestName: 'One' });
+    await first.until(1);
+    const last = first.received[0]!.data!.scheduledCallTimeline!.id;
+    first.close();
+    // Missed while disconnected:
+    await a.patch(id, { guestName: 'Two' });
+    await a.patch(id, { scheduledAtUtc: futureDay(4, 11).toISOString() });
+    const resumed = subscribe(server.url, tenant.accessToken, TIMELINE, { app: tenant.appId, id, after: last });
+    await resumed.until(2);
+    await a.cancel(id);
+    await resumed.until(3);
+    await settle();
+    const events = resumed.received.map((r) => r.data!.scheduledCallTimeline!);
+    expect(events.map((e) => e.eventType)).toEqual(['updated', 'rescheduled', 'cancelled']);
+    expect(events[0]!.payload).toEqual({ fields: ['guest_name'] });
+    expect(new Set(events.map((e) => e.id)).size).toBe(3);
+    resumed.close();
+  });
+
+  it('the app-wide stream carries every call of the app and nothing of other apps', async () => {
+    const other = await server.tenant();
+    await importRecords(server, other.appId, [agent(1, 'UTC', everyDay('00:00', '24:00'))]);
+    const mine = subscribe(server.url, tenant.accessToken, APP_EVENTS, { app: tenant.appId });
+    const theirs = subscribe(server.url, other.accessToken, APP_EVENTS, { app: other.appId });
+    await settle();
+    const c1 = await book(tenant, 5, 9);
+    const c2 = await book(tenant, 5, 13);
+    await mine.until(2);
+    await settle();
+    expect(mine.received.map((r) => [r.data!.scheduledCallEvents!.callId, r.data!.scheduledCallEvents!.eventType])).toEqual([
+      [c1, 'created'],
+      [c2, 'created'],
+    ]);
+    expect(theirs.received).toEqual([]);
+    mine.close();
+    theirs.close();
+  });
+
+  it('refused at subscribe time: another app, no scheduling:read, another app\'s call, a foreign `after`; 401 without a token', async () => {
+    const id = await book(tenant, 6, 10);
+    const stranger = await server.tenant();
+    const writer = await (await server.client({ apps: [tenant.appId], scopes: ['scheduling:write'] })).token();
+    const cases: [string | undefined, Record<string, unknown>, string][] = [
+      [stranger.accessToken, { app: tenant.appId, id }, 'forbidden'],
+      [writer, { app: tenant.appId, id }, 'forbidden'],
+      [stranger.accessToken, { app: stranger.appId, id }, 'not_found'],
+      [tenant.accessToken, { app: tenant.appId, id, after: '00000000-0000-4000-8000-000000000000' }, 'invalid_request'],
+    ];
+    for (const [token, variables, code] of cases) {
+      const sub = subscribe(server.url, token, TIMELINE, variables);
+      await sub.until(1);
+      expect(sub.received[0]!.errors?.[0]?.extensions?.code, JSON.stringify(variables)).toBe(code);
+      expect(sub.received[0]!.data ?? null).toBeNull();
+      sub.close();
+    }
+    await api(server, tenant).patch(id, { guestName: 'Unseen' });
+    const anonymous = await fetch(`${server.url}/graphql/stream`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ query: TIMELINE, variables: { app: tenant.appId, id } }),
+    });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('www-authenticate')).toMatch(/^Bearer/);
+  });
+
+  it('a rolled-back write publishes nothing; the next committed event arrives alone', async () => {
+    const id = await book(tenant, 7, 10);
+    const sub = subscribe(server.url, tenant.accessToken, TIMELINE, { app: tenant.appId, id });
+    await settle();
+    const db = server.runtime.database.db;
+    await expect(
+      db.transaction(async (tx) => {
+        await appendEvents(tx, { appId: tenant.appId, id }, { actorType: 'system', actorId: 'test' }, [{ eventType: 'updated', payload: { fields: ['ghost'] } }], new Date());
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    // A refused PATCH (409) does not publish either.
+    await book(tenant, 7, 14);
+    expect((await api(server, tenant).patch(id, { scheduledAtUtc: futureDay(7, 14).toISOString() })).status).toBe(409);
+    await api(server, tenant).patch(id, { guestName: 'Real' });
+    await sub.until(1);
+    await settle();
+    expect(sub.received.map((r) => r.data!.scheduledCallTimeline!.payload)).toEqual([{ fields: ['guest_name'] }]);
+    sub.close();
+  });
+});
+
+describe('instances and shutdown', () => {
+  it('a subscriber on instance A sees a PATCH made on instance B exactly once (PostgreSQL)', async (context) => {
+    if (!server.databaseUrl) return context.skip();
+    const b = await startTestServer({ DATABASE_URL: server.databaseUrl });
+    try {
+      const id = await book(tenant, 8, 10);
+      const sub = subscribe(server.url, tenant.accessToken, TIMELINE, { app: tenant.appId, id });
+      await settle();
+      const viaB = api(b, tenant);
+      expect((await viaB.patch(id, { guestName: 'From B' })).status).toBe(200);
+      expect((await viaB.cancel(id)).status).toBe(200);
+      await sub.until(2);
+      await settle();
+      expect(sub.received.map((r) => r.data!.scheduledCallTimeline!.eventType)).toEqual(['updated', 'cancelled']);
+      sub.close();
+    } finally {
+      await b.close();
+    }
+  });
+
+  it('graceful shutdown completes open streams cleanly', async () => {
+    const own = await startTestServer();
+    const t = await own.tenant();
+    await importRecords(own, t.appId, [agent(1, 'UTC', everyDay('00:00', '24:00'))]);
+    const sub = subscribe(own.url, t.accessToken, APP_EVENTS, { app: t.appId });
+    await settle();
+    expect(own.runtime.timeline.size).toBe(1);
+    const started = Date.now();
+    await own.close();
+    await sub.done;
+    expect(sub.completed).toBe(true);
+    expect(sub.failure).toBeUndefined();
+    // Well inside the 2 s grace period: the stream ended, it was not cut.
+    expect(Date.now() - started).toBeLessThan(1500);
+    sub.close();
+  });
+});
