@@ -3,3 +3,4 @@ export * from '../apps/tables.js';
 export * from '../auth/tables.js';
 export * from '../analytics/tables.js';
 export * from '../video/tables.js';
+export * from '../sends/tables.js';

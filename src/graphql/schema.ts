@@ -5,6 +5,7 @@ import '../analytics/metrics.graphql.js';
 import '../analytics/templates.graphql.js';
 import '../apps/graphql.js';
 import '../auth/graphql.js';
+import '../sends/graphql.js';
 import '../video/graphql.js';
 import { builder } from './builder.js';
 

@@ -1,6 +1,7 @@
 import { campaignImport, messageImport, templateImport } from '../analytics/import.js';
+import { catalogImport, productImport } from '../sends/import.js';
 import { videoCallImport } from '../video/import.js';
 import type { ImportType } from './ndjson.js';
 
 // Every domain's NDJSON record types (DESIGN section 5), in dependency order.
-export const importTypes: readonly ImportType[] = [campaignImport, messageImport, templateImport, videoCallImport] as ImportType[];
+export const importTypes: readonly ImportType[] = [campaignImport, messageImport, templateImport, videoCallImport, catalogImport, productImport] as ImportType[];
