@@ -110,3 +110,20 @@ describe('Idempotency-Key on sends', () => {
     expect(await outbound(phone)).toEqual([]);
   });
 });
+
+describe('Idempotency-Key retention', () => {
+  it('a key older than 24 hours may be used again, for any body', async () => {
+    const phone = newPhone();
+    await userWrote(server, tenant, phone);
+    expect((await send(server, tenant, flowBody(phone), { 'Idempotency-Key': 'old-1' })).status).toBe(202);
+    const { sendIdempotencyKeys } = await import('../../src/sends/tables.js');
+    const { and, eq } = await import('drizzle-orm');
+    await server.runtime.database.db
+      .update(sendIdempotencyKeys)
+      .set({ createdAt: new Date(Date.now() - 25 * 3_600_000) })
+      .where(and(eq(sendIdempotencyKeys.appId, tenant.appId), eq(sendIdempotencyKeys.key, 'old-1')));
+    const reused = await send(server, tenant, flowBody(phone), { 'Idempotency-Key': 'old-1' });
+    expect(reused.status).toBe(202);
+    expect(await outbound(phone)).toHaveLength(2);
+  });
+});

@@ -174,7 +174,7 @@ describe('POST /messaging/{appId}/messages: Product List', () => {
       `mutation($appId: UUID!, $input: ProductListMessageInput!) { sendProductListMessage(appId: $appId, input: $input) { message { id } } }`,
       { appId: tenant.appId, input: productListBody(phone, 'cat-other', [['sku-9']]) },
     );
-    expect(gres.body.errors[0].extensions).toMatchObject({ code: 'validation_error', details: [{ field: 'input.interactive.action.catalog_id' }] });
+    expect(gres.body.errors![0]!.extensions!).toMatchObject({ code: 'validation_error', details: [{ field: 'input.interactive.action.catalog_id' }] });
   });
 });
 
@@ -216,5 +216,38 @@ describe('POST /messaging/{appId}/messages: templates', () => {
     expectErrorEnvelope(res.body, 'validation_error');
     expect(res.body.error.details).toEqual([{ field, code, message: expect.any(String) }]);
     expect((await listMessages(`?search=${phone}`)).body.data).toEqual([]);
+  });
+});
+
+describe('the provider boundary', () => {
+  it('sends through a plugged-in provider; a refusal is 503 with nothing stored', async () => {
+    const { ProviderRejectedError, sandboxProvider, setSendProvider } = await import('../../src/sends/provider.js');
+    const seen: { to: string; kind: string; itemCount: number }[] = [];
+    setSendProvider(server.runtime, {
+      name: 'test',
+      send: async (m) => {
+        if (m.to.endsWith('0')) throw new ProviderRejectedError('number not on WhatsApp');
+        const sections = ((m.payload.interactive as any)?.action?.sections ?? []) as { product_items: unknown[] }[];
+        seen.push({ to: m.to, kind: m.kind, itemCount: sections.reduce((n, s) => n + s.product_items.length, 0) });
+        return { providerMessageId: `wamid.test.${seen.length}` };
+      },
+    });
+    try {
+      const phone = `${newPhone().slice(0, -1)}1`;
+      await userWrote(server, tenant, phone);
+      const ok = await send(server, tenant, productListBody(phone, 'cat-1', [['sku-1', 'nope']]));
+      expect(ok.body.data.message.provider_message_id).toMatch(/^wamid\.test\./);
+      expect(seen.at(-1)).toEqual({ to: phone, kind: 'product_list', itemCount: 1 });
+
+      const refused = `${newPhone().slice(0, -1)}0`;
+      await userWrote(server, tenant, refused);
+      const res = await send(server, tenant, flowBody(refused));
+      expect(res.status).toBe(503);
+      expectErrorEnvelope(res.body, 'service_unavailable');
+      expect(res.body.error.message).toContain('number not on WhatsApp');
+      expect((await listMessages(`?search=${refused}&direction=outbound`)).body.data).toEqual([]);
+    } finally {
+      setSendProvider(server.runtime, sandboxProvider);
+    }
   });
 });

@@ -44,7 +44,7 @@ describe('scopes and tenancy of the messaging paths', () => {
       appId: owner.appId,
       m: flowBody(phone),
     });
-    expect(gres.body.errors[0].extensions.code).toBe('forbidden');
+    expect(gres.body.errors![0]!.extensions!.code).toBe('forbidden');
   });
 
   it("a status update cannot touch another app's message, and sentMessage is per app", async () => {
@@ -60,7 +60,7 @@ describe('scopes and tenancy of the messaging paths', () => {
       appId: other.appId,
       id: sent.body.data.message.id,
     });
-    expect(details.body.errors[0].extensions.code).toBe('not_found');
+    expect(details.body.errors![0]!.extensions!.code).toBe('not_found');
   });
 
   it('answers 401 without a token and 400 for a malformed appId', async () => {

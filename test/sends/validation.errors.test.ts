@@ -157,8 +157,8 @@ describe('GraphQL send mutations: the same rules, paths under input', () => {
         'mutation($appId: UUID!, $input: FlowMessageInput!) { sendFlowMessage(appId: $appId, input: $input) { message { id } } }',
         { appId: tenant.appId, input: body },
       );
-      expect(res.body.errors[0].extensions.code).toBe('validation_error');
-      expect(res.body.errors[0].extensions.details).toContainEqual({ field: `input.${field}`, code, message: expect.any(String) });
+      expect(res.body.errors![0]!.extensions!.code).toBe('validation_error');
+      expect(res.body.errors![0]!.extensions!.details).toContainEqual({ field: `input.${field}`, code, message: expect.any(String) });
     },
   );
 
@@ -170,6 +170,6 @@ describe('GraphQL send mutations: the same rules, paths under input', () => {
       'mutation($appId: UUID!, $input: ProductListMessageInput!) { sendProductListMessage(appId: $appId, input: $input) { message { id } } }',
       { appId: tenant.appId, input: body },
     );
-    expect(res.body.errors[0].extensions.details).toContainEqual({ field: 'input.interactive.action.sections', code: 'too_big', message: expect.any(String) });
+    expect(res.body.errors![0]!.extensions!.details).toContainEqual({ field: 'input.interactive.action.sections', code: 'too_big', message: expect.any(String) });
   });
 });
