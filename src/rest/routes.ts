@@ -1,7 +1,7 @@
 import { analyticsRoutes } from '../analytics/rest.js';
+import { sendRoutes } from '../sends/rest.js';
 import type { RestRoute } from './adapter.js';
 import { revokeRoute } from './oauth.js';
-import { sendRoutes } from '../sends/rest.js';
 
 // Every v1 path that runs through the schema; each domain contributes its own list.
 export const restRoutes: readonly RestRoute[] = [revokeRoute, ...analyticsRoutes, ...sendRoutes];
