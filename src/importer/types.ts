@@ -1,5 +1,6 @@
 import { campaignImport, messageImport, templateImport } from '../analytics/import.js';
 import { agentImport, availabilityExceptionImport, dndImport, scheduledCallImport } from '../scheduling/import.js';
+import { catalogImport, productImport } from '../sends/import.js';
 import { videoCallImport } from '../video/import.js';
 import type { ImportType } from './ndjson.js';
 
@@ -13,4 +14,6 @@ export const importTypes: readonly ImportType[] = [
   dndImport,
   scheduledCallImport,
   videoCallImport,
+  catalogImport,
+  productImport,
 ] as ImportType[];

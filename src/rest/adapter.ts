@@ -42,6 +42,8 @@ export interface RestRoute<TData = Record<string, unknown>> {
   invalidJson?: ErrorType;
   /** Query parameters renamed onto variables, e.g. { reason: 'queryReason' }. */
   queryAliases?: Record<string, string>;
+  /** Request headers passed as variables, e.g. { 'Idempotency-Key': 'idempotencyKey' }. */
+  headers?: Record<string, string>;
   respond: (data: TData) => RestResult;
 }
 
@@ -101,6 +103,12 @@ async function runRoute(c: HonoContext<HttpEnv>, schema: GraphQLSchema, prepared
     raw[key] = value;
     fromStrings.add(key);
   }
+  for (const [header, name] of Object.entries(route.headers ?? {})) {
+    const value = c.req.header(header);
+    if (value === undefined) continue;
+    raw[name] = value;
+    fromStrings.add(name);
+  }
   let bodyVariable: string | undefined;
   if (route.body) {
     const body = await readJsonBody(c, route.invalidJson ?? 'invalid_request');
@@ -147,7 +155,7 @@ async function runRoute(c: HonoContext<HttpEnv>, schema: GraphQLSchema, prepared
 /** Details name the REST parameter (`limit`), not the variable it was renamed onto (`first`). */
 function restFieldNames<T extends { field: string }>(route: RestRoute, details: T[]): T[] {
   const names = route.body && typeof route.body === 'object' && 'fieldNames' in route.body ? Object.entries(route.body.fieldNames) : [];
-  const aliases = Object.entries(route.queryAliases ?? {}).map(([rest, variable]) => [variable, rest] as const);
+  const aliases = Object.entries({ ...route.queryAliases, ...route.headers }).map(([rest, variable]) => [variable, rest] as const);
   if (names.length === 0 && aliases.length === 0) return details;
   const inverse = new Map<string, string>([...aliases, ...names]);
   return details.map((d) => {

@@ -53,5 +53,6 @@ describe('graceful shutdown of the real process', () => {
     expect(await refusedWhileInFlight).toBe(true);
     expect(await exited).toBe(0);
     expect(output).toMatch(/"msg":"stopped"/);
-  });
+    // A real process starting embedded PostgreSQL, migrating and seeding the demo: slow on a busy 2-core machine.
+  }, 90_000);
 });

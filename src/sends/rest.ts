@@ -1,0 +1,35 @@
+import { defineRoute, withMeta, type RestRoute } from '../rest/adapter.js';
+
+// DESIGN section 8: POST /messaging/{appId}/messages (202 data.message) and /inbound.
+const sentMessageFields = `id status to kind message_type: messageType provider_message_id: providerMessageId
+  flow_token: flowToken template_name: templateName product_item_count: productItemCount created_at: createdAt`;
+
+// SPEC "Message (list item)" fields, as the analytics list shows them.
+const messageFields = `id source destination provider_from: providerFrom provider_to: providerTo channel direction
+  message_type: messageType user_phone: userPhone conversation_key: conversationKey
+  provider_message_id: providerMessageId status sent_at: sentAt failed_at: failedAt
+  error_message: errorMessage created_at: createdAt`;
+
+export const sendRoutes: RestRoute[] = [
+  defineRoute<{ sendMessage: { message: unknown } }>({
+    method: 'POST',
+    path: '/messaging/:appId/messages',
+    body: { variable: 'message' },
+    headers: { 'Idempotency-Key': 'idempotencyKey' },
+    document: `mutation RestSendMessage($appId: UUID!, $message: JSON!, $idempotencyKey: String) {
+      sendMessage(appId: $appId, message: $message, idempotencyKey: $idempotencyKey) { message { ${sentMessageFields} } }
+    }`,
+    respond: (data) => ({ status: 202, body: withMeta({ message: data.sendMessage.message }) }),
+  }),
+  defineRoute<{ ingestInboundEvent: unknown }>({
+    method: 'POST',
+    path: '/messaging/:appId/inbound',
+    body: { variable: 'event' },
+    document: `mutation RestInboundEvent($appId: UUID!, $event: JSON!) {
+      ingestInboundEvent(appId: $appId, event: $event) {
+        event applied linked_message_id: linkedMessageId message { ${messageFields} }
+      }
+    }`,
+    respond: (data) => ({ body: withMeta(data.ingestInboundEvent) }),
+  }),
+];

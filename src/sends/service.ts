@@ -1,0 +1,386 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { messages, templates, type MessageRow } from '../analytics/tables.js';
+import type { Tx } from '../db/client.js';
+import { AppError, conflict, notFound, validationFailed, type ErrorDetail } from '../errors/app-error.js';
+import type { RequestContext } from '../runtime.js';
+import { applyStatusUpdate } from './delivery-status.js';
+import { claimKey, completeClaim, releaseClaim, requestHash, type Claim } from './idempotency.js';
+import type { InboundEvent, InboundMessageEvent, StatusUpdateEvent } from './inbound-events.js';
+import { countProductItems, type FlowMessage, type ProductListMessage, type SendMessage, type TemplateMessage } from './payloads.js';
+import { ProviderRejectedError, sendProviderOf } from './provider.js';
+import { catalogs, products, sendDetails, type SendDetailsRow } from './tables.js';
+import { bodyPlaceholders, hasFlowButton } from './template-fill.js';
+
+// DESIGN section 8. One service for every kind of send, REST and GraphQL alike.
+
+const WINDOW_MS = 24 * 3_600_000;
+const CHANNEL = 'whatsapp';
+// Connector systems of our own messages: the API hands sends to the channel; inbound ones come back.
+const API_SYSTEM = 'api';
+
+export type SendKind = 'flow' | 'product_list' | 'template';
+
+/** The 202 response's message; stored as-is for Idempotency-Key replays. */
+export interface SentMessage {
+  id: string;
+  status: string;
+  to: string;
+  kind: SendKind;
+  messageType: string;
+  providerMessageId: string;
+  flowToken: string | null;
+  templateName: string | null;
+  productItemCount: number | null;
+  createdAt: string;
+}
+
+export interface SendResult {
+  message: SentMessage;
+  replayed: boolean;
+}
+
+const digits = (phone: string) => phone.replace(/^\+/, '');
+const conversationKey = (phone: string) => `${CHANNEL}:${phone}`;
+const invalid = (field: string, code: ErrorDetail['code'], message: string) => validationFailed([{ field, code, message }]);
+
+export function kindOf(payload: SendMessage): SendKind {
+  return payload.type === 'template' ? 'template' : payload.interactive.type;
+}
+
+/**
+ * Sends one message. With an Idempotency-Key, the same body replays the first response and a
+ * different one is 409 (idempotency.ts). Everything the send writes happens in one transaction,
+ * together with completing the key; a failure stores nothing and frees the key.
+ */
+export async function sendMessage(ctx: RequestContext, appId: string, payload: SendMessage, idempotencyKey?: string): Promise<SendResult> {
+  const db = ctx.runtime.database.db;
+  let claim: Claim | undefined;
+  if (idempotencyKey !== undefined) {
+    const claimed = await claimKey(db, appId, idempotencyKey, requestHash(payload));
+    if ('replay' in claimed) return { message: claimed.replay as SentMessage, replayed: true };
+    claim = claimed.claim;
+  }
+  try {
+    const message = await db.transaction(async (tx) => {
+      const sent = await send(ctx, tx, appId, payload);
+      if (claim) await completeClaim(tx, claim, sent);
+      return sent;
+    });
+    return { message, replayed: false };
+  } catch (error) {
+    if (claim) await releaseClaim(db, claim);
+    if (isUniqueViolation(error, 'send_details_app_flow_token_key')) {
+      throw conflict('flow_token is already used by another message of this app; every send needs a new one');
+    }
+    if (error instanceof ProviderRejectedError) throw new AppError('service_unavailable', `The provider refused the message: ${error.message}`);
+    throw error;
+  }
+}
+
+async function send(ctx: RequestContext, tx: Tx, appId: string, payload: SendMessage): Promise<SentMessage> {
+  const kind = kindOf(payload);
+  const to = digits(payload.to);
+  const now = new Date();
+  const latestInbound = await lastInbound(tx, appId, to);
+
+  let stored: Record<string, unknown> = payload;
+  let flowToken: string | null = null;
+  let templateId: string | null = null;
+  let templateName: string | null = null;
+  let productItemCount: number | null = null;
+  if (payload.type === 'template') {
+    const template = await approvedTemplate(tx, appId, payload);
+    templateId = template.id;
+    templateName = template.name;
+    flowToken = payload.template.flow_token ?? null;
+  } else {
+    // DESIGN section 8: Flow and Product List only inside the 24-hour window.
+    if (!latestInbound || now.getTime() - latestInbound.createdAt.getTime() > WINDOW_MS) {
+      throw await outsideWindow(tx, appId, payload.to);
+    }
+    if (payload.interactive.type === 'flow') {
+      flowToken = (payload as FlowMessage).interactive.action.parameters.flow_token;
+    } else {
+      const matched = await matchProducts(tx, appId, payload as ProductListMessage);
+      stored = matched;
+      productItemCount = countProductItems(matched);
+    }
+  }
+
+  const id = randomUUID();
+  const messageType = kind === 'template' ? 'template' : 'interactive';
+  await tx.insert(messages).values({
+    appId,
+    id,
+    source: API_SYSTEM,
+    destination: CHANNEL,
+    providerFrom: latestInbound?.providerTo ?? '',
+    providerTo: to,
+    channel: CHANNEL,
+    direction: 'outbound',
+    messageType,
+    userPhone: to,
+    conversationKey: conversationKey(to),
+    providerMessageId: '',
+    status: 'queued',
+    createdAt: now,
+  });
+  // The unique (app_id, flow_token) index refuses a reused token here, before the provider sees it.
+  await tx.insert(sendDetails).values({ appId, messageId: id, kind, flowToken, templateId, payload: stored, createdAt: now });
+
+  const { providerMessageId } = await sendProviderOf(ctx.runtime).send({ appId, messageId: id, to, kind, payload: stored });
+  await tx.update(messages).set({ providerMessageId }).where(and(eq(messages.appId, appId), eq(messages.id, id)));
+  await tx.update(sendDetails).set({ providerMessageId }).where(and(eq(sendDetails.appId, appId), eq(sendDetails.messageId, id)));
+
+  return {
+    id,
+    status: 'queued',
+    to: payload.to,
+    kind,
+    messageType,
+    providerMessageId,
+    flowToken,
+    templateName,
+    productItemCount,
+    createdAt: now.toISOString(),
+  };
+}
+
+/** The newest inbound message from the user: it opens the window and names the business number. */
+async function lastInbound(tx: Tx, appId: string, phone: string) {
+  const [row] = await tx
+    .select({ createdAt: messages.createdAt, providerTo: messages.providerTo })
+    .from(messages)
+    .where(and(eq(messages.appId, appId), eq(messages.userPhone, phone), eq(messages.direction, 'inbound')))
+    .orderBy(desc(messages.createdAt))
+    .limit(1);
+  return row;
+}
+
+/** 422 outside_service_window, pointing to the app's approved template with a Flow button if it has one. */
+async function outsideWindow(tx: Tx, appId: string, to: string): Promise<AppError> {
+  const [template] = await tx
+    .select({ name: templates.name, language: templates.language })
+    .from(templates)
+    .where(and(eq(templates.appId, appId), eq(templates.status, 'APPROVED'), sql`${templates.buttons} @> '[{"type": "FLOW"}]'::jsonb`))
+    .orderBy(templates.name)
+    .limit(1);
+  const suggestion = template
+    ? ` such as "${template.name}" (${template.language})`
+    : '; this app has no approved template with a Flow button yet';
+  return new AppError(
+    'outside_service_window',
+    `${to} has not written in the last 24 hours, so the customer service window is closed. Send an approved template with a Flow button instead ({"type": "template"})${suggestion}.`,
+  );
+}
+
+/**
+ * SPEC Product List rules 3: unmatched items are dropped (and sections left empty with them);
+ * none matched is 422 no_matching_products. DESIGN section 8: an unknown catalog is 400.
+ */
+async function matchProducts(tx: Tx, appId: string, payload: ProductListMessage): Promise<ProductListMessage> {
+  const { catalog_id: catalogId, sections } = payload.interactive.action;
+  const [catalog] = await tx
+    .select({ id: catalogs.id })
+    .from(catalogs)
+    .where(and(eq(catalogs.appId, appId), eq(catalogs.id, catalogId)))
+    .limit(1);
+  if (!catalog) throw invalid('interactive.action.catalog_id', 'invalid_value', `is not a catalog of this app: ${catalogId}`);
+
+  const requested = [...new Set(sections.flatMap((s) => s.product_items.map((i) => i.product_retailer_id)))];
+  const found = await tx
+    .select({ id: products.productRetailerId })
+    .from(products)
+    .where(and(eq(products.appId, appId), eq(products.catalogId, catalogId), inArray(products.productRetailerId, requested)));
+  const known = new Set(found.map((p) => p.id));
+  const kept = sections
+    .map((s) => ({ ...s, product_items: s.product_items.filter((i) => known.has(i.product_retailer_id)) }))
+    .filter((s) => s.product_items.length > 0);
+  if (kept.length === 0) {
+    throw new AppError('no_matching_products', `No product_retailer_id matches a product of catalog ${catalogId}; nothing was sent`);
+  }
+  return { ...payload, interactive: { ...payload.interactive, action: { ...payload.interactive.action, sections: kept } } };
+}
+
+/** The approved template the send names, its parameters matching the body's placeholders. */
+async function approvedTemplate(tx: Tx, appId: string, payload: TemplateMessage) {
+  const { name, language, parameters = [], flow_token: flowToken, flow_action_data: flowActionData } = payload.template;
+  const [template] = await tx
+    .select({ id: templates.id, name: templates.name, status: templates.status, bodyText: templates.bodyText, buttons: templates.buttons })
+    .from(templates)
+    .where(and(eq(templates.appId, appId), eq(templates.name, name), eq(templates.language, language)))
+    // An approved version first, when the name was imported more than once.
+    .orderBy(sql`(${templates.status} = 'APPROVED') desc`, desc(templates.updatedAt))
+    .limit(1);
+  if (!template) throw invalid('template.name', 'invalid_value', `this app has no template named "${name}" in language ${language}`);
+  if (template.status !== 'APPROVED') {
+    throw invalid('template.name', 'invalid_value', `template "${name}" (${language}) is ${template.status}; only APPROVED templates can be sent`);
+  }
+  const details: ErrorDetail[] = [];
+  const placeholders = bodyPlaceholders(template.bodyText);
+  if (parameters.length !== placeholders.length) {
+    details.push({
+      field: 'template.parameters',
+      code: parameters.length < placeholders.length ? 'too_small' : 'too_big',
+      message: `must hold ${placeholders.length} value(s), one per body placeholder${placeholders.length ? ` (${placeholders.map((p) => `{{${p}}}`).join(', ')})` : ''}; got ${parameters.length}`,
+    });
+  }
+  const flowButton = hasFlowButton(template.buttons);
+  if (flowButton && flowToken === undefined) {
+    details.push({ field: 'template.flow_token', code: 'required', message: `is required: template "${name}" has a Flow button` });
+  }
+  if (!flowButton && flowToken !== undefined) {
+    details.push({ field: 'template.flow_token', code: 'unrecognized', message: `template "${name}" has no Flow button` });
+  }
+  if (!flowButton && flowActionData !== undefined) {
+    details.push({ field: 'template.flow_action_data', code: 'unrecognized', message: `template "${name}" has no Flow button` });
+  }
+  if (details.length > 0) throw validationFailed(details);
+  return template;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inbound events
+
+export interface InboundResult {
+  event: 'message' | 'status';
+  /** False for a redelivered message, or a status update that did not move the message. */
+  applied: boolean;
+  message: MessageRow;
+  /** For a Flow reply: the send it answers. */
+  linkedMessageId: string | null;
+}
+
+export function ingestInboundEvent(ctx: RequestContext, appId: string, event: InboundEvent): Promise<InboundResult> {
+  return ctx.runtime.database.db.transaction((tx) => (event.type === 'message' ? ingestMessage(tx, appId, event) : ingestStatus(tx, appId, event)));
+}
+
+/** A stable message id per provider id: the provider's redelivery hits the primary key. */
+const inboundMessageId = (providerId: string) => {
+  const h = createHash('sha256').update(`inbound:${providerId}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+};
+
+async function ingestMessage(tx: Tx, appId: string, event: InboundMessageEvent): Promise<InboundResult> {
+  const from = digits(event.from);
+  const at = event.timestamp ?? new Date();
+  const id = inboundMessageId(event.id);
+
+  // A Flow reply is linked to the send of its flow_token (sent to this same number).
+  let send: SendDetailsRow | undefined;
+  if (event.flow_reply) {
+    [send] = await tx
+      .select()
+      .from(sendDetails)
+      .where(and(eq(sendDetails.appId, appId), eq(sendDetails.flowToken, event.flow_reply.flow_token)))
+      .for('update');
+    if (send) {
+      const [sent] = await tx.select({ userPhone: messages.userPhone }).from(messages).where(and(eq(messages.appId, appId), eq(messages.id, send.messageId)));
+      if (sent?.userPhone !== from) send = undefined;
+    }
+  }
+
+  const inserted = await tx
+    .insert(messages)
+    .values({
+      appId,
+      id,
+      source: CHANNEL,
+      destination: API_SYSTEM,
+      providerFrom: from,
+      providerTo: event.to ? digits(event.to) : '',
+      channel: CHANNEL,
+      direction: 'inbound',
+      messageType: event.message_type ?? (event.flow_reply ? 'interactive' : 'text'),
+      userPhone: from,
+      conversationKey: conversationKey(from),
+      providerMessageId: event.id,
+      // SPEC statuses: flow_handled (answered by a flow), received (stored, not forwarded to an agent).
+      status: send ? 'flow_handled' : 'received',
+      sentAt: at,
+      createdAt: at,
+    })
+    .onConflictDoNothing({ target: [messages.appId, messages.id] })
+    .returning();
+  const fresh = inserted[0];
+  if (!fresh) {
+    const [existing] = await tx.select().from(messages).where(and(eq(messages.appId, appId), eq(messages.id, id)));
+    const [linked] = await tx
+      .select({ messageId: sendDetails.messageId })
+      .from(sendDetails)
+      .where(and(eq(sendDetails.appId, appId), eq(sendDetails.replyMessageId, id)))
+      .limit(1);
+    return { event: 'message', applied: false, message: existing!, linkedMessageId: linked?.messageId ?? null };
+  }
+  if (send && send.replyMessageId === null) {
+    await tx
+      .update(sendDetails)
+      .set({ replyMessageId: id, replyResponse: event.flow_reply!.response, repliedAt: at })
+      .where(and(eq(sendDetails.appId, appId), eq(sendDetails.messageId, send.messageId)));
+  }
+  return { event: 'message', applied: true, message: fresh, linkedMessageId: send?.messageId ?? null };
+}
+
+async function ingestStatus(tx: Tx, appId: string, event: StatusUpdateEvent): Promise<InboundResult> {
+  const [send] = await tx
+    .select({ messageId: sendDetails.messageId })
+    .from(sendDetails)
+    .where(and(eq(sendDetails.appId, appId), eq(sendDetails.providerMessageId, event.provider_message_id)))
+    .limit(1);
+  if (!send) throw notFound(`Message with provider_message_id ${event.provider_message_id}`);
+  // Locked: concurrent updates of one message apply one after the other.
+  const [row] = await tx
+    .select()
+    .from(messages)
+    .where(and(eq(messages.appId, appId), eq(messages.id, send.messageId)))
+    .for('update');
+  if (!row) throw notFound('Message');
+  const { state, moved } = applyStatusUpdate(row, {
+    status: event.status,
+    at: event.timestamp ?? new Date(),
+    errorMessage: event.error?.message ?? null,
+  });
+  const [updated] = await tx
+    .update(messages)
+    .set({
+      status: state.status,
+      sentAt: state.sentAt,
+      deliveredAt: state.deliveredAt,
+      readAt: state.readAt,
+      failedAt: state.failedAt,
+      errorMessage: state.errorMessage,
+    })
+    .where(and(eq(messages.appId, appId), eq(messages.id, row.id)))
+    .returning();
+  return { event: 'status', applied: moved, message: updated!, linkedMessageId: null };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reads
+
+export interface SentMessageDetails extends SendDetailsRow {
+  message: MessageRow;
+}
+
+export async function getSentMessage(ctx: RequestContext, appId: string, messageId: string): Promise<SentMessageDetails> {
+  const [row] = await ctx.runtime.database.db
+    .select({ details: sendDetails, message: messages })
+    .from(sendDetails)
+    .innerJoin(messages, and(eq(messages.appId, sendDetails.appId), eq(messages.id, sendDetails.messageId)))
+    .where(and(eq(sendDetails.appId, appId), eq(sendDetails.messageId, messageId)))
+    .limit(1);
+  if (!row) throw notFound('Sent message');
+  return { ...row.details, message: row.message };
+}
+
+/** A unique violation of `constraint`, through drizzle's wrapping (postgres.js and PGlite alike). */
+function isUniqueViolation(error: unknown, constraint: string): boolean {
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 5; depth++) {
+    const e = current as { code?: string; constraint_name?: string; constraint?: string; message?: string; cause?: unknown };
+    if (e.code === '23505') return (e.constraint_name ?? e.constraint ?? e.message ?? '').includes(constraint);
+    current = e.cause;
+  }
+  return false;
+}

@@ -1,0 +1,159 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectErrorEnvelope, request } from '../helpers/http.js';
+import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { flowBody, gql, inbound, newPhone, send, statusUpdate, templateBody, flowTemplate, importRecords, userWrote } from './fixtures.js';
+
+let server: TestServer;
+let tenant: Tenant;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  tenant = await server.tenant();
+  await importRecords(server, tenant.appId, [flowTemplate(1)]);
+});
+afterAll(() => server.close());
+
+const summary = async (t: Tenant = tenant) => {
+  const res = await request(`${server.url}/api/v1/analytics/${t.appId}/metrics/summary`, { token: t.accessToken });
+  expect(res.status).toBe(200);
+  return res.body.data;
+};
+const sentDetails = (id: string) =>
+  gql(
+    server.url,
+    tenant.accessToken,
+    `query($appId: UUID!, $id: String!) { sentMessage(appId: $appId, messageId: $id) { flowReply { messageId receivedAt response } message { status sentAt deliveredAt readAt failedAt errorMessage } } }`,
+    { appId: tenant.appId, id },
+  );
+
+describe('POST /messaging/{appId}/inbound: messages', () => {
+  it('stores an inbound message as received (opening the window); a redelivery is stored once', async () => {
+    const phone = newPhone();
+    const event = { type: 'message', id: 'wamid.in.redelivered', from: `+${phone}`, to: '447700900000', text: 'hi' };
+    const first = await inbound(server, tenant, event);
+    expect(first.status).toBe(200);
+    expect(first.body.data).toMatchObject({
+      event: 'message',
+      applied: true,
+      linked_message_id: null,
+      message: { direction: 'inbound', status: 'received', user_phone: phone, provider_message_id: 'wamid.in.redelivered', message_type: 'text' },
+    });
+    const again = await inbound(server, tenant, event);
+    expect(again.body.data).toMatchObject({ applied: false, message: { id: first.body.data.message.id } });
+    const list = await request(`${server.url}/api/v1/analytics/${tenant.appId}/messages?search=${phone}`, { token: tenant.accessToken });
+    expect(list.body.data).toHaveLength(1);
+    expect((await send(server, tenant, flowBody(phone))).status).toBe(202);
+  });
+
+  it('links a Flow reply to its send by flow_token and stores it as flow_handled', async () => {
+    const phone = newPhone();
+    await userWrote(server, tenant, phone);
+    const body = flowBody(phone);
+    const sent = await send(server, tenant, body);
+    const reply = await inbound(server, tenant, {
+      type: 'message',
+      id: 'wamid.flow.reply.1',
+      from: phone,
+      flow_reply: { flow_token: body.interactive.action.parameters.flow_token, response: { party: 4, time: '19:30' } },
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.body.data).toMatchObject({
+      linked_message_id: sent.body.data.message.id,
+      message: { direction: 'inbound', status: 'flow_handled', message_type: 'interactive' },
+    });
+    const details = await sentDetails(sent.body.data.message.id);
+    expect(details.body.data.sentMessage.flowReply).toMatchObject({ messageId: reply.body.data.message.id, response: { party: 4, time: '19:30' } });
+  });
+
+  it('links the reply to a template send with a Flow button too; an unknown token or another number is not linked', async () => {
+    const phone = newPhone();
+    const sent = await send(server, tenant, templateBody(phone, { name: 'book_table_1', parameters: ['a', 'b'], flow_token: 'tpl-token-1' }));
+    expect(sent.status).toBe(202);
+    const stranger = await inbound(server, tenant, { type: 'message', id: 'wamid.flow.stranger', from: newPhone(), flow_reply: { flow_token: 'tpl-token-1' } });
+    expect(stranger.body.data).toMatchObject({ linked_message_id: null, message: { status: 'received' } });
+    const unknown = await inbound(server, tenant, { type: 'message', id: 'wamid.flow.unknown', from: phone, flow_reply: { flow_token: 'nope' } });
+    expect(unknown.body.data).toMatchObject({ linked_message_id: null, message: { status: 'received' } });
+    const reply = await inbound(server, tenant, { type: 'message', id: 'wamid.flow.tpl', from: phone, flow_reply: { flow_token: 'tpl-token-1', response: {} } });
+    expect(reply.body.data).toMatchObject({ linked_message_id: sent.body.data.message.id, message: { status: 'flow_handled' } });
+  });
+
+  it.each([
+    ['no type', { id: 'x', from: '4477009000001' }, 'type', 'invalid_value'],
+    ['a bad phone number', { type: 'message', id: 'x', from: 'abc' }, 'from', 'invalid_format'],
+    ['a future timestamp', { type: 'message', id: 'x', from: '447700900001', timestamp: '2999-01-01T00:00:00Z' }, 'timestamp', 'invalid_value'],
+    ['an unknown status', { type: 'status', provider_message_id: 'p', status: 'seen' }, 'status', 'invalid_value'],
+    ['an error on a non-failed status', { type: 'status', provider_message_id: 'p', status: 'sent', error: { message: 'x' } }, 'error', 'unrecognized'],
+    ['an unknown field', { type: 'status', provider_message_id: 'p', status: 'sent', extra: 1 }, 'extra', 'unrecognized'],
+  ])('refuses %s: 400 validation_error on %s', async (_name, event, field, code) => {
+    const res = await inbound(server, tenant, event);
+    expect(res.status).toBe(400);
+    expectErrorEnvelope(res.body, 'validation_error');
+    expect(res.body.error.details).toContainEqual({ field, code, message: expect.any(String) });
+  });
+
+  it('answers 404 for a status update of an unknown provider_message_id', async () => {
+    const res = await statusUpdate(server, tenant, 'sandbox.unknown', 'sent', new Date().toISOString());
+    expect(res.status).toBe(404);
+    expectErrorEnvelope(res.body, 'not_found');
+  });
+});
+
+describe('POST /messaging/{appId}/inbound: status updates', () => {
+  it('moves the funnel in metrics/summary: queued, sent, delivered, read; never backwards', async () => {
+    const t = await server.tenant();
+    const phone = newPhone();
+    await userWrote(server, t, phone);
+    const sent = await send(server, t, flowBody(phone));
+    const pid = sent.body.data.message.provider_message_id;
+    const base = Date.now() - 60_000;
+    const at = (s: number) => new Date(base + s * 1000).toISOString();
+    expect(await summary(t)).toMatchObject({ sent: 0, delivered: 0, read: 0, failed: 0, contacts: 1 });
+
+    expect((await statusUpdate(server, t, pid, 'sent', at(1))).body.data).toMatchObject({ event: 'status', applied: true, message: { status: 'sent', sent_at: at(1) } });
+    expect(await summary(t)).toMatchObject({ sent: 1, delivered: 0, read: 0 });
+    await statusUpdate(server, t, pid, 'delivered', at(2));
+    expect(await summary(t)).toMatchObject({ sent: 1, delivered: 1, read: 0 });
+    await statusUpdate(server, t, pid, 'read', at(3));
+    expect(await summary(t)).toMatchObject({ sent: 1, delivered: 1, read: 1, failed: 0 });
+
+    // Late and repeated updates change nothing: read stays read, and a failed after read is ignored.
+    const late = await statusUpdate(server, t, pid, 'delivered', at(2));
+    expect(late.body.data).toMatchObject({ applied: false, message: { status: 'read' } });
+    const failed = await statusUpdate(server, t, pid, 'failed', at(4), { error: { message: 'late failure' } });
+    expect(failed.body.data).toMatchObject({ applied: false, message: { status: 'read', failed_at: null, error_message: null } });
+    expect(await summary(t)).toMatchObject({ sent: 1, delivered: 1, read: 1, failed: 0 });
+  });
+
+  it('keeps the timestamps of out-of-order updates without moving back', async () => {
+    const phone = newPhone();
+    await userWrote(server, tenant, phone);
+    const sent = await send(server, tenant, flowBody(phone));
+    const pid = sent.body.data.message.provider_message_id;
+    await statusUpdate(server, tenant, pid, 'read', '2026-01-01T10:00:03.000Z');
+    await statusUpdate(server, tenant, pid, 'sent', '2026-01-01T10:00:01.000Z');
+    await statusUpdate(server, tenant, pid, 'delivered', '2026-01-01T10:00:02.000Z');
+    const details = await sentDetails(sent.body.data.message.id);
+    expect(details.body.data.sentMessage.message).toEqual({
+      status: 'read',
+      sentAt: '2026-01-01T10:00:01.000Z',
+      deliveredAt: '2026-01-01T10:00:02.000Z',
+      readAt: '2026-01-01T10:00:03.000Z',
+      failedAt: null,
+      errorMessage: null,
+    });
+  });
+
+  it('records a failure with its error message and counts it as failed', async () => {
+    const t = await server.tenant();
+    const phone = newPhone();
+    await userWrote(server, t, phone);
+    const sent = await send(server, t, flowBody(phone));
+    const pid = sent.body.data.message.provider_message_id;
+    await statusUpdate(server, t, pid, 'sent', new Date(Date.now() - 2000).toISOString());
+    const res = await statusUpdate(server, t, pid, 'failed', new Date(Date.now() - 1000).toISOString(), { error: { message: 'recipient unreachable' } });
+    expect(res.body.data).toMatchObject({ applied: true, message: { status: 'failed', error_message: 'recipient unreachable' } });
+    expect(res.body.data.message.failed_at).toBeTruthy();
+    expect((await statusUpdate(server, t, pid, 'delivered', new Date().toISOString())).body.data.message.status).toBe('failed');
+    expect(await summary(t)).toMatchObject({ sent: 0, delivered: 0, read: 0, failed: 1 });
+  });
+});
