@@ -208,12 +208,13 @@ describe('instances and shutdown', () => {
     await settle();
     expect(own.runtime.timeline.size).toBe(1);
     const started = Date.now();
-    await own.close();
+    const closing = own.close();
     await sub.done;
-    expect(sub.completed).toBe(true);
-    expect(sub.failure).toBeUndefined();
     // Well inside the 2 s grace period: the stream ended, it was not cut.
     expect(Date.now() - started).toBeLessThan(1500);
+    expect(sub.completed).toBe(true);
+    expect(sub.failure).toBeUndefined();
+    await closing;
     sub.close();
   });
 });
