@@ -33,3 +33,28 @@ export function excludedSet<T extends Table, K extends keyof T['_']['columns'] &
   const columns = getTableColumns(table) as Record<string, { name: string }>;
   return Object.fromEntries(keys.map((key) => [key, sql.raw(`excluded."${columns[key]!.name}"`)])) as Record<K, SQL>;
 }
+
+/** Input PostgreSQL cannot store in text: NUL (22021) or a character outside UTF-8 (22P05). */
+export const UNSTORABLE_TEXT = new Set(['22021', '22P05']);
+
+const CONNECTION_CODES = new Set([
+  // postgres.js
+  'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT',
+  // node sockets
+  'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND',
+  // SQLSTATE: connection exceptions and operator intervention (server shutting down or starting)
+  '08000', '08001', '08003', '08004', '08006', '57P01', '57P02', '57P03',
+]);
+
+/** Whether an error means the database cannot be reached right now (503, not 500). */
+export function isConnectionError(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; current && typeof current === 'object' && depth < 6; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && CONNECTION_CODES.has(code)) return true;
+    const errors = (current as { errors?: unknown }).errors;
+    if (Array.isArray(errors) && errors.some((e) => isConnectionError(e))) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}

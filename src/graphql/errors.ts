@@ -1,4 +1,5 @@
 import { GraphQLError } from 'graphql';
+import { isConnectionError, pgErrorCode, UNSTORABLE_TEXT } from '../db/raw.js';
 import { AppError } from '../errors/app-error.js';
 
 /**
@@ -11,6 +12,14 @@ export function toAppError(error: unknown): AppError | undefined {
     if (current instanceof AppError) return current;
     current = current instanceof GraphQLError ? current.originalError : current.cause;
   }
+  // Database refusals that are the input's fault or a passing outage, not a bug.
+  const cause = error instanceof GraphQLError ? error.originalError : error;
+  if (UNSTORABLE_TEXT.has(pgErrorCode(cause) ?? '')) {
+    return new AppError('validation_error', 'Input contains a character that text cannot hold (NUL, \\u0000)', {
+      details: [{ field: '', code: 'invalid_value', message: 'must not contain NUL (\\u0000) characters' }],
+    });
+  }
+  if (isConnectionError(cause)) return new AppError('service_unavailable', 'The database is unavailable; retry shortly', { headers: { 'Retry-After': '1' } });
   return undefined;
 }
 
