@@ -35,6 +35,11 @@ const envSchema = z.object({
   GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(100).default(5000),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10000),
   WEBHOOK_ALLOW_PRIVATE: flag,
+  // Browser origins allowed to call the API (comma-separated, or *); unset: CORS closed.
+  CORS_ORIGINS: z
+    .string()
+    .optional()
+    .transform((v) => (v ? v.split(',').map((o) => o.trim()).filter(Boolean) : [])),
   METRICS: flag,
 });
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { GraphQLSchema } from 'graphql';
+import { cors } from 'hono/cors';
 import { Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { authenticate } from '../auth/oauth.js';
@@ -105,6 +106,19 @@ export function createMainApp(runtime: Runtime, schema: GraphQLSchema, routes: r
   app.notFound(() => {
     throw new AppError('not_found', 'No such path');
   });
+  // Closed by default: no Access-Control-* header unless CORS_ORIGINS names the origin.
+  const origins = runtime.config.CORS_ORIGINS;
+  if (origins.length > 0) {
+    app.use(
+      '*',
+      cors({
+        origin: origins.includes('*') ? '*' : origins,
+        allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'],
+        exposeHeaders: ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-RateLimit-Window', 'Retry-After'],
+        maxAge: 600,
+      }),
+    );
+  }
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', async (c) => {

@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request } from '../helpers/http.js';
+import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+
+// Issue 11, security review: CORS closed by default and configurable; no version, stack or
+// internals in any response.
+let closed: TestServer;
+let open: TestServer;
+let tenant: Tenant;
+beforeAll(async () => {
+  closed = await startTestServer();
+  open = await startTestServer({ CORS_ORIGINS: 'https://dash.example.com, https://admin.example.com' });
+  tenant = await closed.tenant();
+});
+afterAll(async () => {
+  await closed.close();
+  await open.close();
+});
+
+const preflight = (server: TestServer, origin: string) =>
+  fetch(`${server.url}/api/v1/analytics/${tenant.appId}/messages`, {
+    method: 'OPTIONS',
+    headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' },
+  });
+
+describe('CORS', () => {
+  it('is closed by default: no Access-Control-Allow-Origin on a preflight or a response', async () => {
+    const res = await preflight(closed, 'https://evil.example.com');
+    expect(res.headers.get('access-control-allow-origin')).toBeNull();
+    const get = await fetch(`${closed.url}/healthz`, { headers: { origin: 'https://dash.example.com' } });
+    expect(get.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('CORS_ORIGINS allows exactly the origins it names', async () => {
+    const allowed = await preflight(open, 'https://dash.example.com');
+    expect(allowed.status).toBeLessThan(300);
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('https://dash.example.com');
+    expect(allowed.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('authorization');
+    const other = await preflight(open, 'https://evil.example.com');
+    expect(other.headers.get('access-control-allow-origin')).toBeNull();
+  });
+});
+
+describe('responses say nothing of internals', () => {
+  it('no X-Powered-By or Server version; error bodies carry no stack or file paths', async () => {
+    const responses = [
+      await request(`${closed.url}/nope`),
+      await request(`${closed.url}/api/v1/analytics/${tenant.appId}/messages?limit=abc`, { token: tenant.accessToken }),
+      await request(`${closed.url}/api/v1/analytics/${tenant.appId}/messages`, { token: 'garbage' }),
+      await request(`${closed.url}/api/v1/oauth/token`, { json: { grant_type: 'client_credentials', client_id: 'x', client_secret: 'y' } }),
+      await request(`${closed.url}/graphql`, { token: tenant.accessToken, json: { query: '{ nope }' } }),
+      await request(`${closed.url}/api/v1/video/${tenant.appId}/scheduled-calls`, { token: tenant.accessToken, method: 'POST', body: '{bad json' }),
+    ];
+    for (const res of responses) {
+      expect(res.headers.get('x-powered-by')).toBeNull();
+      expect(res.headers.get('server') ?? '').not.toMatch(/\d/);
+      const text = JSON.stringify(res.body);
+      expect(text).not.toMatch(/\bat \S+ \(|node_modules|\/src\/|\.ts:\d+|stack/i);
+      expect(res.headers.get('x-request-id')).toBeTruthy();
+    }
+  });
+});
