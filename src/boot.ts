@@ -1,4 +1,4 @@
-import { loadSigningKeys } from './auth/keys.js';
+import { loadSigningKeys, refreshSigningKeys, type SigningKeys } from './auth/keys.js';
 import { RateLimits } from './auth/rate-limit.js';
 import type { Config } from './config.js';
 import { openDatabase } from './db/client.js';
@@ -13,6 +13,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
   try {
     await runMigrations(database);
     const keys = await loadSigningKeys(database.db, config.JWT_PRIVATE_JWK);
+    const keyRefresh = watchSigningKeys(database.db, keys, config, logger);
     const timeline = new TimelineBus(database, logger);
     await timeline.start();
     return {
@@ -23,6 +24,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
       tokens: { issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE, ttlSeconds: config.TOKEN_TTL_SECONDS },
       rateLimits: new RateLimits(config, logger),
       timeline,
+      keyRefresh,
     };
   } catch (error) {
     await database.close().catch(() => {});
@@ -30,7 +32,28 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
   }
 }
 
+/**
+ * Key rotation reaches every instance: the key set is re-read every KEYS_RELOAD_MS, and at once
+ * (at most every 5 s) when a token names an unknown kid.
+ */
+function watchSigningKeys(db: Runtime['database']['db'], keys: SigningKeys, config: Config, logger: Logger): NodeJS.Timeout {
+  let last = 0;
+  let pending: Promise<void> | undefined;
+  const refresh = () =>
+    (pending ??= refreshSigningKeys(db, keys, config.JWT_PRIVATE_JWK)
+      .catch((error: unknown) => logger.warn({ err: error }, 'signing keys could not be reloaded'))
+      .finally(() => {
+        last = Date.now();
+        pending = undefined;
+      }));
+  keys.onUnknownKid = () => (Date.now() - last < 5000 ? Promise.resolve() : refresh());
+  const timer = setInterval(() => void refresh(), config.KEYS_RELOAD_MS);
+  timer.unref();
+  return timer;
+}
+
 export async function closeRuntime(runtime: Runtime): Promise<void> {
+  clearInterval(runtime.keyRefresh);
   await runtime.timeline.close();
   await runtime.rateLimits.close();
   await runtime.database.close();

@@ -24,6 +24,8 @@ const envSchema = z.object({
   // Optional private signing key (JWK JSON); otherwise one is generated once and kept in the database.
   JWT_PRIVATE_JWK: z.string().optional(),
   TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86400).default(3600),
+  // How often every instance re-reads the signing keys (a rotation takes effect within this).
+  KEYS_RELOAD_MS: z.coerce.number().int().min(100).default(60_000),
   RATE_LIMIT_MINUTE: z.coerce.number().int().min(1).default(600),
   RATE_LIMIT_HOUR: z.coerce.number().int().min(1).default(20000),
   RATE_LIMIT_DAY: z.coerce.number().int().min(1).default(200000),

@@ -16,6 +16,8 @@ export interface Runtime {
   rateLimits: RateLimits;
   /** Scheduled-call timeline events of every instance, for this instance's subscribers. */
   timeline: TimelineBus;
+  /** Re-reads the signing keys (rotation on any instance). */
+  keyRefresh: NodeJS.Timeout;
 }
 
 /** What a service call knows about its caller: the GraphQL context and the service `ctx`. */

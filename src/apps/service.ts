@@ -1,4 +1,4 @@
-import { inArray } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import { z } from 'zod';
 import { hashSecret, generateClientId, generateSecret } from '../auth/secrets.js';
 import { scopes } from '../auth/scopes.js';
@@ -53,4 +53,16 @@ export async function createClient(db: Db, input: z.input<typeof createClientInp
     await tx.insert(oauthClientApps).values(appIds.map((appId) => ({ clientId, appId })));
   });
   return { client_id: clientId, client_secret: secret, scopes: [...new Set(parsed.scopes)], apps: appIds };
+}
+
+/**
+ * Client-secret rotation: a new secret, returned once; the old one stops working at once.
+ * Tokens already issued stay valid until they expire or are revoked.
+ */
+export async function rotateClientSecret(db: Db, clientId: string) {
+  const secret = generateSecret();
+  const secretHash = await hashSecret(secret);
+  const updated = await db.update(oauthClients).set({ secretHash }).where(eq(oauthClients.id, clientId)).returning({ id: oauthClients.id });
+  if (updated.length === 0) throw new AppError('not_found', `Unknown client ${clientId}`);
+  return { client_id: clientId, client_secret: secret };
 }

@@ -52,8 +52,13 @@ export async function verifyAccessToken(
   settings: Pick<TokenSettings, 'issuer' | 'audience'>,
   token: string,
 ): Promise<AuthContext | VerifyFailure> {
-  const getKey: JWTVerifyGetKey = (header) => {
-    const key = header.kid ? keys.publicKeys.get(header.kid) : undefined;
+  const getKey: JWTVerifyGetKey = async (header) => {
+    let key = header.kid ? keys.publicKeys.get(header.kid) : undefined;
+    if (!key && header.kid && keys.onUnknownKid) {
+      // A key rotated in on another instance: reload once, then decide.
+      await keys.onUnknownKid();
+      key = keys.publicKeys.get(header.kid);
+    }
     if (!key) throw new errors.JWKSNoMatchingKey();
     return key;
   };

@@ -1,4 +1,4 @@
-import { createClient } from '../apps/service.js';
+import { createClient, rotateClientSecret } from '../apps/service.js';
 import type { Runtime } from '../runtime.js';
 import { parseCommandArgs, parseRate, requireOption } from './args.js';
 
@@ -16,4 +16,10 @@ export async function clientsCreate(runtime: Runtime, argv: string[]) {
     rate: parseRate(values.rate),
     name: values.name,
   });
+}
+
+/** `clients rotate-secret --client ID`: prints {"client_id", "client_secret"} (the new secret, once). */
+export async function clientsRotateSecret(runtime: Runtime, argv: string[]) {
+  const { values } = parseCommandArgs(argv, { client: { type: 'string' } });
+  return rotateClientSecret(runtime.database.db, requireOption(values.client, 'client'));
 }

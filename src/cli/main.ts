@@ -7,8 +7,9 @@ import { createLogger } from '../log.js';
 import type { Runtime } from '../runtime.js';
 import { appsCreate } from './apps-create.js';
 import { UsageError } from './args.js';
-import { clientsCreate } from './clients-create.js';
+import { clientsCreate, clientsRotateSecret } from './clients-create.js';
 import { importCommand } from './import.js';
+import { keysRetire, keysRotate } from './keys.js';
 import { seedCommand } from './seed.js';
 
 type Command = (runtime: Runtime, argv: string[]) => Promise<unknown>;
@@ -17,6 +18,9 @@ type Command = (runtime: Runtime, argv: string[]) => Promise<unknown>;
 const commands: Record<string, Command> = {
   'apps create': appsCreate,
   'clients create': clientsCreate,
+  'clients rotate-secret': clientsRotateSecret,
+  'keys rotate': keysRotate,
+  'keys retire': keysRetire,
   import: importCommand,
   seed: seedCommand,
 };
@@ -24,6 +28,9 @@ const commands: Record<string, Command> = {
 const usage = `usage: npm run cli -- <command>
   apps create --name NAME [--timezone IANA]
   clients create --app ID [--app ID ...] --scopes s1,s2 [--rate minute=N,hour=N,day=N] [--name NAME]
+  clients rotate-secret --client ID
+  keys rotate
+  keys retire --kid KID
   import --app ID FILE|-
   seed --app ID --messages N [--seed N]`;
 
