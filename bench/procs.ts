@@ -1,5 +1,6 @@
 /** Child processes of a run: the built service, the floor, the load generator; pinned apart with taskset. */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { ROOT, storageEnv } from './dataset.js';
 import type { Dataset } from './types.js';
@@ -31,7 +32,24 @@ export function freePort(): Promise<number> {
 
 export interface Running {
   url: string;
+  /** CPU seconds the process has used so far (Linux /proc), for CPU time per request. */
+  cpuSeconds: () => number | undefined;
   stop: () => Promise<void>;
+}
+
+const TICKS = Number(spawnSync('getconf', ['CLK_TCK']).stdout?.toString().trim()) || 100;
+
+function cpuOf(child: ChildProcess): () => number | undefined {
+  return () => {
+    try {
+      // Fields after the command name: utime and stime are the 12th and 13th (man 5 proc).
+      const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return (Number(fields[11]) + Number(fields[12])) / TICKS;
+    } catch {
+      return undefined;
+    }
+  };
 }
 
 function stopper(child: ChildProcess): () => Promise<void> {
@@ -79,7 +97,7 @@ export async function startService(dataset: Dataset, pin: Pinning): Promise<Runn
   const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`${url}/readyz`, child, 'service');
-  return { url, stop: stopper(child) };
+  return { url, cpuSeconds: cpuOf(child), stop: stopper(child) };
 }
 
 /** The floor (bench/floor/server.ts) on the same data. */
@@ -92,7 +110,7 @@ export async function startFloor(dataset: Dataset, pin: Pinning): Promise<Runnin
   const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`${url}/healthz`, child, 'floor');
-  return { url, stop: stopper(child) };
+  return { url, cpuSeconds: cpuOf(child), stop: stopper(child) };
 }
 
 export interface LoadResult {
@@ -101,6 +119,8 @@ export interface LoadResult {
   p99: number;
   errors: number;
   requests: number;
+  /** Server CPU time per request in microseconds (undefined where /proc is missing). */
+  cpuUs?: number;
 }
 
 /** One autocannon run in its own (pinned) process: bench/load.ts. */

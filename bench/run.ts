@@ -58,6 +58,7 @@ function medianOf(results: LoadResult[]): LoadResult {
     p99: median(results.map((r) => r.p99)),
     errors: results.reduce((sum, r) => sum + r.errors, 0),
     requests: results.reduce((sum, r) => sum + r.requests, 0),
+    cpuUs: results.every((r) => r.cpuUs !== undefined) ? median(results.map((r) => r.cpuUs!)) : undefined,
   };
 }
 
@@ -122,20 +123,29 @@ async function runScenario(scenario: Scenario, ctx: ScenarioContext, service: Ru
     await load(pin, options(service.url, request, settings.warmup));
     if (floorRequest) await load(pin, options(floor.url, floorRequest, settings.warmup));
   }
+  /** One measured round; the server's CPU time over it, divided by the requests, is the cost a request. */
+  const measured = async (server: Running, req: HttpRequest): Promise<LoadResult> => {
+    const before = server.cpuSeconds();
+    const result = await load(pin, options(server.url, req, settings.duration));
+    const after = server.cpuSeconds();
+    const cpuUs = before !== undefined && after !== undefined && result.requests > 0 ? ((after - before) * 1e6) / result.requests : undefined;
+    return { ...result, cpuUs };
+  };
   const serviceRounds: LoadResult[] = [];
   const floorRounds: LoadResult[] = [];
   for (let round = 0; round < settings.rounds; round++) {
     // Alternate which side goes first, so drift on a shared machine hits both alike.
     const order = round % 2 === 0 ? ['service', 'floor'] : ['floor', 'service'];
     for (const side of order) {
-      if (side === 'service') serviceRounds.push(await load(pin, options(service.url, request, settings.duration)));
-      else if (floorRequest) floorRounds.push(await load(pin, options(floor.url, floorRequest, settings.duration)));
+      if (side === 'service') serviceRounds.push(await measured(service, request));
+      else if (floorRequest) floorRounds.push(await measured(floor, floorRequest));
     }
   }
   row.service = medianOf(serviceRounds);
   if (floorRounds.length > 0) row.floor = medianOf(floorRounds);
   const ratio = row.floor ? ` (${(row.service.rps / row.floor.rps).toFixed(2)} of floor ${row.floor.rps.toFixed(0)})` : '';
-  log(`${ctx.dataset.kind} ${scenario.name}: ${row.service.rps.toFixed(0)} req/s, p50 ${row.service.p50} ms, p99 ${row.service.p99} ms${ratio}`);
+  const cpu = row.service.cpuUs !== undefined ? `, ${row.service.cpuUs.toFixed(0)} µs CPU/req${row.floor?.cpuUs !== undefined ? ` (floor ${row.floor.cpuUs.toFixed(0)})` : ''}` : '';
+  log(`${ctx.dataset.kind} ${scenario.name}: ${row.service.rps.toFixed(0)} req/s, p50 ${row.service.p50} ms, p99 ${row.service.p99} ms${ratio}${cpu}`);
   return row;
 }
 
@@ -155,14 +165,15 @@ const fmt = (n: number | undefined, digits = 0) => (n === undefined ? '—' : n.
 
 function table(rows: Row[]): string {
   const lines = [
-    '| Scenario | DB | Messages | Conns | req/s | p50 ms | p99 ms | Errors | Floor req/s | Floor p99 ms | Ratio to floor | Notes |',
-    '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|',
+    '| Scenario | DB | Messages | Conns | req/s | p50 ms | p99 ms | Errors | Floor req/s | Floor p99 ms | Ratio to floor | CPU µs/req (floor) | Notes |',
+    '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|',
   ];
   for (const r of rows) {
     const ratio = r.service && r.floor ? (r.service.rps / r.floor.rps).toFixed(2) : '—';
     lines.push(
       `| ${r.scenario} | ${r.db} | ${fmt(r.messages)} | ${r.connections} | ${fmt(r.service?.rps)} | ${fmt(r.service?.p50)} | ${fmt(r.service?.p99)} | ` +
-        `${r.service ? r.service.errors : '—'} | ${fmt(r.floor?.rps)} | ${fmt(r.floor?.p99)} | ${ratio} | ${r.notes.join('; ')} |`,
+        `${r.service ? r.service.errors : '—'} | ${fmt(r.floor?.rps)} | ${fmt(r.floor?.p99)} | ${ratio} | ` +
+        `${fmt(r.service?.cpuUs)}${r.floor?.cpuUs !== undefined ? ` (${fmt(r.floor.cpuUs)})` : ''} | ${r.notes.join('; ')} |`,
     );
   }
   return lines.join('\n');
@@ -266,7 +277,8 @@ async function main() {
       `${settings.duration} s alternating service and floor; the table shows medians of the rounds (errors summed). ` +
       (pin.server ? `Service and floor pinned to CPU ${pin.server}, load generator to CPU ${pin.load} (taskset); PostgreSQL itself is not pinned. ` : 'No CPU pinning. ') +
       `Dataset: ${datasets.map((d) => `${d.kind}: ${fmt(d.messages)} messages in the big app + ${fmt(d.otherMessages)} in a second app, seeded ${d.seededAt.slice(0, 10)}`).join('; ')}. ` +
-      'Ratio to floor = service req/s ÷ floor req/s. The service does per request what the floor does not: JWT verification, ' +
+      'Ratio to floor = service req/s ÷ floor req/s. CPU µs/req = the server process\'s CPU time over the rounds ÷ requests ' +
+      '(/proc; database CPU not included): steadier than req/s on a shared machine. The service does per request what the floor does not: JWT verification, ' +
       'a revocation/quota query, rate limiting, GraphQL execution with scope checks and input validation.',
     '',
     table(rows),
