@@ -88,7 +88,7 @@ async function seed(options: DatasetOptions, stateFile: string): Promise<Dataset
   const env = storageEnv(kind, location);
   const otherMessages = Math.max(1000, Math.round(messages / 10));
   const seededAt = new Date().toISOString();
-  log(`${kind}: seeding ${messages.toLocaleString('en')} messages in one app and ${otherMessages.toLocaleString('en')} in a second (${name})`);
+  log(`${kind}: seeding ${messages.toLocaleString('en')} messages in one app and ${otherMessages.toLocaleString('en')} in a second${kind === 'postgres' ? ` (database ${name})` : ` (${path.relative(ROOT, location)})`}`);
   const started = Date.now();
   const { appId } = (await cli(env, ['apps', 'create', '--name', 'Bench big app', '--timezone', 'America/New_York'])) as { appId: string };
   const { appId: otherAppId } = (await cli(env, ['apps', 'create', '--name', 'Bench second app'])) as { appId: string };

@@ -5,7 +5,7 @@
  * drives both with autocannon over loopback (warm-up, then rounds alternating service and
  * floor, medians), prints a Markdown table and writes it to docs/BENCHMARKS.md.
  *
- * Environment: BENCH_DB (postgres,pglite), BENCH_MESSAGES (1000000), BENCH_DURATION (seconds a
+ * Environment: BENCH_DB (postgres,pglite), BENCH_MESSAGES (1000000), BENCH_PGLITE_MESSAGES (PGlite's own count), BENCH_DURATION (seconds a
  * round, 5), BENCH_ROUNDS (3), BENCH_WARMUP (seconds, 2), BENCH_CONNECTIONS (32), BENCH_PG_URL
  * (postgres://postgres@127.0.0.1:5432/postgres), BENCH_OUT (docs/BENCHMARKS.md), BENCH_PIN (0
  * turns taskset off), BENCH_LOG_LEVEL (service log level, warn), BENCH_NODE_ARGS (extra node
@@ -142,6 +142,8 @@ async function runScenario(scenario: Scenario, ctx: ScenarioContext, service: Ru
     }
   }
   row.service = medianOf(serviceRounds);
+  if (row.service.requests === 0) row.notes.push(`no request completed within a ${settings.duration} s round`);
+  else if (row.service.errors > 0) row.notes.push('errors include timeouts (10 s) and non-2xx answers');
   if (floorRounds.length > 0) row.floor = medianOf(floorRounds);
   const ratio = row.floor ? ` (${(row.service.rps / row.floor.rps).toFixed(2)} of floor ${row.floor.rps.toFixed(0)})` : '';
   const cpu = row.service.cpuUs !== undefined ? `, ${row.service.cpuUs.toFixed(0)} µs CPU/req${row.floor?.cpuUs !== undefined ? ` (floor ${row.floor.cpuUs.toFixed(0)})` : ''}` : '';
@@ -233,7 +235,8 @@ async function main() {
   const rows: Row[] = [];
   const datasets: Dataset[] = [];
   for (const kind of kinds) {
-    const dataset = await ensureDataset({ kind, messages: settings.messages, adminUrl: settings.pgUrl });
+    const messages = kind === 'pglite' && env.BENCH_PGLITE_MESSAGES ? Number(env.BENCH_PGLITE_MESSAGES) : settings.messages;
+    const dataset = await ensureDataset({ kind, messages, adminUrl: settings.pgUrl });
     datasets.push(dataset);
     const service = await startService(dataset, pin);
     let floor: Running | undefined;

@@ -22,6 +22,8 @@ const toNumbers = (rows: Record<string, unknown>[]) =>
 export const dailyMetrics: Scenario = {
   name: 'metrics_daily_90d',
   title: 'Daily metrics, 90 days, America/New_York (REST)',
+  // An aggregate over up to 90 days of rows: a dashboard's few parallel loads, not 32.
+  connections: 8,
   request: (ctx) => {
     const { start, end } = days90(ctx.dataset.seededAt);
     return get(`/api/v1/analytics/${ctx.dataset.appId}/metrics/daily?startDate=${start}&endDate=${end}&timezone=${ZONE}`, ctx);
@@ -62,6 +64,7 @@ const last30 = (seededAt: string) => ({ start: new Date(Date.parse(seededAt) - 3
 export const summaryMetrics: Scenario = {
   name: 'metrics_summary',
   title: 'Summary metrics, 30 days (REST)',
+  connections: 8,
   request: (ctx) => {
     const { start, end } = last30(ctx.dataset.seededAt);
     return get(`/api/v1/analytics/${ctx.dataset.appId}/metrics/summary?startDate=${start}&endDate=${end}`, ctx);
