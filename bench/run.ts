@@ -253,7 +253,10 @@ async function main() {
     if (!r.service) continue;
     const scenario = selected.find((s) => s.name === r.scenario);
     const versus = scenario?.versus && rows.find((x) => x.scenario === scenario.versus && x.db === r.db && x.service);
-    if (versus) r.notes.push(`${(r.service.rps / versus.service!.rps).toFixed(2)}× the req/s of REST ${versus.scenario}`);
+    if (versus) {
+      const cpu = r.service.cpuUs && versus.service!.cpuUs ? `, ${(r.service.cpuUs / versus.service!.cpuUs).toFixed(2)}× its CPU/req` : '';
+      r.notes.push(`${(r.service.rps / versus.service!.rps).toFixed(2)}× the req/s of REST ${versus.scenario}${cpu}`);
+    }
   }
 
   const command = [
