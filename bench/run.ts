@@ -210,6 +210,10 @@ async function main() {
   const selected = names.length > 0 ? scenarios.filter((s) => names.includes(s.name)) : scenarios;
   const pending = names.length > 0 ? pendingScenarios.filter((s) => names.includes(s.name)) : pendingScenarios;
   for (const p of pending) log(`${p.name}: not yet available (${p.reason})`);
+  if (selected.length === 0) {
+    log('nothing to measure; docs/BENCHMARKS.md left as it is');
+    return;
+  }
 
   const requested = (env.BENCH_DB ?? 'postgres,pglite').split(',').map((s) => s.trim()) as StorageKind[];
   const kinds: StorageKind[] = [];
