@@ -50,13 +50,28 @@ export function errorHandler(runtime: Runtime) {
   };
 }
 
-export const tooLarge = bodyLimit({
-  maxSize: ONE_MIB,
-  onError: () => {
-    // The unread upload makes the connection unusable: tell the client not to reuse it.
-    throw new AppError('payload_too_large', 'Request body exceeds 1 MiB', { headers: { Connection: 'close' } });
-  },
-});
+const payloadTooLarge = () => {
+  // The unread upload makes the connection unusable: tell the client not to reuse it.
+  throw new AppError('payload_too_large', 'Request body exceeds 1 MiB', { headers: { Connection: 'close' } });
+};
+const streamedBodyLimit = bodyLimit({ maxSize: ONE_MIB, onError: payloadTooLarge });
+
+/**
+ * 413 for a body over 1 MiB. HTTP/1.1 framing tells from the headers alone: no Content-Length
+ * and no Transfer-Encoding means no body, and a Content-Length is checked as a number; only a
+ * chunked body is counted as it streams (hono's bodyLimit). Asking hono's bodyLimit about every
+ * request touched `Request.body`, which makes @hono/node-server build a full web Request (and
+ * stream the body through it) even for a GET: several percent of a request's CPU (bench/).
+ */
+export const tooLarge: MiddlewareHandler<HttpEnv> = (c, next) => {
+  const transferEncoding = c.req.header('transfer-encoding');
+  if (transferEncoding === undefined) {
+    const length = c.req.header('content-length');
+    if (length === undefined) return next();
+    if (/^\s*\d+\s*$/.test(length)) return Number(length) > ONE_MIB ? payloadTooLarge() : next();
+  }
+  return streamedBodyLimit(c, next);
+};
 
 /** How a listener writes an error it answers itself (before any route runs). */
 type ErrorShape = (error: AppError, c: import('hono').Context<HttpEnv>) => Response;

@@ -2,8 +2,9 @@ import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
-import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { useGraphQLSSE } from '@graphql-yoga/plugin-graphql-sse';
+import { GraphQLError, type DocumentNode, type ExecutionArgs, type GraphQLSchema } from 'graphql';
+import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Runtime, RequestContext } from '../runtime.js';
 import { appErrorToGraphQL, toAppError } from '../graphql/errors.js';
@@ -33,6 +34,37 @@ const subscriptionErrorsAsResults: Plugin = {
 };
 
 /**
+ * Executes with graphql-jit: each document is compiled once and kept as long as yoga's parse
+ * cache keeps its DocumentNode (same query text, same node object), so a hot query is compiled
+ * once and a one-off one costs one compilation. Validation, the armor limits and the Pothos
+ * plugins (scope checks, complexity, zod) run as before; a document graphql-jit cannot compile
+ * runs on yoga's own executor.
+ */
+export function useCompiledExecution(): Plugin {
+  const compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery | null>>();
+  const compiledFor = (args: ExecutionArgs): CompiledQuery | null => {
+    let byOperation = compiled.get(args.document);
+    if (!byOperation) compiled.set(args.document, (byOperation = new Map()));
+    const key = args.operationName ?? '';
+    let query = byOperation.get(key);
+    if (query === undefined) {
+      const result = compileQuery(args.schema, args.document, args.operationName ?? undefined, { disablingCapturingStackErrors: true });
+      query = isCompiledQuery(result) ? result : null;
+      byOperation.set(key, query);
+    }
+    return query;
+  };
+  return {
+    onExecute({ args, executeFn, setExecuteFn }) {
+      const query = compiledFor(args);
+      if (!query) return;
+      setExecuteFn(((execArgs: ExecutionArgs) =>
+        execArgs.document === args.document ? query.query(execArgs.rootValue, execArgs.contextValue, execArgs.variableValues) : executeFn(execArgs)) as typeof executeFn);
+    },
+  };
+}
+
+/**
  * graphql-yoga with the abuse limits composed as plugins (STYLE: cross-cutting concerns are
  * plugins): depth, aliases, tokens and directives at validation; cost (and depth again) in the Pothos
  * complexity plugin before any resolver runs.
@@ -43,6 +75,9 @@ export function createGraphQLServer(runtime: Runtime, schema: GraphQLSchema): Yo
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
+    // The listener's own 1 MiB limit (tooLarge in app.ts) runs before yoga. yoga's 25 MB one
+    // would pipe every body through a TransformStream into a new Request: pure cost (bench/).
+    maxRequestBodySize: false,
     logging: {
       debug: (...args) => logger.debug({ yoga: args }, 'yoga'),
       info: (...args) => logger.info({ yoga: args }, 'yoga'),
@@ -65,6 +100,7 @@ export function createGraphQLServer(runtime: Runtime, schema: GraphQLSchema): Yo
       maxAliasesPlugin({ n: config.GRAPHQL_MAX_ALIASES }),
       maxTokensPlugin({ n: config.GRAPHQL_MAX_TOKENS }),
       maxDirectivesPlugin({ n: 20 }),
+      useCompiledExecution(),
     ],
     maskedErrors: {
       maskError: (error) => {

@@ -1,0 +1,55 @@
+/**
+ * The floor: a raw node:http server running each scenario's SQL on the same data, with no
+ * framework, auth, GraphQL or validation. postgres.js on PostgreSQL (same pool size and
+ * prepared statements as the service); PGlite in-process on a copy of the service's DATA_DIR.
+ * Started by bench/run.ts: FLOOR_PORT, and FLOOR_DATABASE_URL or FLOOR_DATA_DIR.
+ */
+import { createServer } from 'node:http';
+import { PGlite } from '@electric-sql/pglite';
+import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import postgres from 'postgres';
+import { scenarios } from '../scenarios/index.js';
+
+type Run = (sql: string, params: unknown[]) => Promise<Record<string, unknown>[]>;
+
+async function connect(): Promise<{ run: Run; close: () => Promise<void> }> {
+  const url = process.env.FLOOR_DATABASE_URL;
+  if (url) {
+    const sql = postgres(url, { max: Number(process.env.FLOOR_POOL_MAX ?? 10), prepare: true });
+    return { run: (text, params) => sql.unsafe(text, params as never[], { prepare: true }) as never, close: () => sql.end({ timeout: 5 }) };
+  }
+  const dir = process.env.FLOOR_DATA_DIR;
+  if (!dir) throw new Error('FLOOR_DATABASE_URL or FLOOR_DATA_DIR is required');
+  const db = await PGlite.create(dir, { extensions: { btree_gist, pg_trgm } });
+  return { run: async (text, params) => (await db.query<Record<string, unknown>>(text, params)).rows, close: () => db.close() };
+}
+
+const db = await connect();
+const routes = new Map(scenarios.filter((s) => s.floor).map((s) => [`/${s.name}`, s.floor!]));
+
+const server = createServer(async (req, res) => {
+  const url = new URL(req.url ?? '/', 'http://floor');
+  const floor = routes.get(url.pathname);
+  if (!floor) {
+    res.writeHead(url.pathname === '/healthz' ? 200 : 404, { 'content-type': 'application/json' }).end('{}');
+    return;
+  }
+  try {
+    const rows = await db.run(floor.sql, floor.params(url.searchParams));
+    const body = JSON.stringify(floor.respond(rows, url.searchParams));
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+  } catch (error) {
+    process.stderr.write(`floor ${url.pathname}: ${(error as Error).message}\n`);
+    res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"floor query failed"}');
+  }
+});
+
+server.listen(Number(process.env.FLOOR_PORT ?? 0), '127.0.0.1', () => {
+  const address = server.address();
+  process.stdout.write(`${JSON.stringify({ listening: typeof address === 'object' && address ? address.port : 0 })}\n`);
+});
+
+const stop = () => server.close(() => void db.close().then(() => process.exit(0)));
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);

@@ -1,0 +1,136 @@
+/** Child processes of a run: the built service, the floor, the load generator; pinned apart with taskset. */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { ROOT, storageEnv } from './dataset.js';
+import type { Dataset } from './types.js';
+
+export interface Pinning {
+  server?: string;
+  load?: string;
+}
+
+/** Server on the last core, load generator on the first, when taskset exists and there are two cores. */
+export function pinning(cores: number): Pinning {
+  if (process.env.BENCH_PIN === '0' || cores < 2) return {};
+  if (spawnSync('taskset', ['-c', '0', 'true']).status !== 0) return {};
+  return { server: String(cores - 1), load: '0' };
+}
+
+const pinned = (cpu: string | undefined, command: string, args: string[]): [string, string[]] =>
+  cpu ? ['taskset', ['-c', cpu, command, ...args]] : [command, args];
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export interface Running {
+  url: string;
+  /** CPU seconds the process has used so far (Linux /proc), for CPU time per request. */
+  cpuSeconds: () => number | undefined;
+  stop: () => Promise<void>;
+}
+
+const TICKS = Number(spawnSync('getconf', ['CLK_TCK']).stdout?.toString().trim()) || 100;
+
+function cpuOf(child: ChildProcess): () => number | undefined {
+  return () => {
+    try {
+      // Fields after the command name: utime and stime are the 12th and 13th (man 5 proc).
+      const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return (Number(fields[11]) + Number(fields[12])) / TICKS;
+    } catch {
+      return undefined;
+    }
+  };
+}
+
+function stopper(child: ChildProcess): () => Promise<void> {
+  return () =>
+    new Promise((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      child.once('exit', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      child.kill('SIGTERM');
+    });
+}
+
+async function waitFor(url: string, child: ChildProcess, what: string, timeoutMs = 180_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode} before it was ready`);
+    try {
+      const res = await fetch(url);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${what} not ready after ${timeoutMs / 1000} s`);
+}
+
+/** The real service: `node dist/src/main.js` (built first by the harness) on the dataset's storage. */
+export async function startService(dataset: Dataset, pin: Pinning): Promise<Running> {
+  const [port, videoPort] = [await freePort(), await freePort()];
+  const env = {
+    ...storageEnv(dataset.kind, dataset.kind === 'postgres' ? dataset.databaseUrl! : dataset.dataDir!),
+    PORT: String(port),
+    VIDEO_PORT: String(videoPort),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+    TOKEN_TTL_SECONDS: '86400',
+    NODE_ENV: 'production',
+  };
+  const nodeArgs = [...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/src/main.js'];
+  const [command, args] = pinned(pin.server, process.execPath, nodeArgs);
+  const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${url}/readyz`, child, 'service');
+  return { url, cpuSeconds: cpuOf(child), stop: stopper(child) };
+}
+
+/** The floor (bench/floor/server.ts) on the same data. */
+export async function startFloor(dataset: Dataset, pin: Pinning): Promise<Running> {
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = { ...process.env, FLOOR_PORT: String(port), NODE_ENV: 'production' };
+  if (dataset.kind === 'postgres') env.FLOOR_DATABASE_URL = dataset.databaseUrl;
+  else env.FLOOR_DATA_DIR = dataset.floorDataDir;
+  const [command, args] = pinned(pin.server, process.execPath, ['--import', 'tsx', 'bench/floor/server.ts']);
+  const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${url}/healthz`, child, 'floor');
+  return { url, cpuSeconds: cpuOf(child), stop: stopper(child) };
+}
+
+export interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  requests: number;
+  /** Server CPU time per request in microseconds (undefined where /proc is missing). */
+  cpuUs?: number;
+}
+
+/** One autocannon run in its own (pinned) process: bench/load.ts. */
+export function load(pin: Pinning, options: Record<string, unknown>): Promise<LoadResult> {
+  const [command, args] = pinned(pin.load, process.execPath, ['--import', 'tsx', 'bench/load.ts', JSON.stringify(options)]);
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as LoadResult) : reject(new Error(`load generator exited ${code}`))));
+  });
+}

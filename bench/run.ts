@@ -1,0 +1,315 @@
+/**
+ * npm run bench [-- scenario ...]
+ *
+ * Seeds (once, cached) a dataset per storage, builds and starts the real service and the floor,
+ * drives both with autocannon over loopback (warm-up, then rounds alternating service and
+ * floor, medians), prints a Markdown table and writes it to docs/BENCHMARKS.md.
+ *
+ * Environment: BENCH_DB (postgres,pglite), BENCH_MESSAGES (1000000), BENCH_PGLITE_MESSAGES (PGlite's own count), BENCH_DURATION (seconds a
+ * round, 5), BENCH_ROUNDS (3), BENCH_WARMUP (seconds, 2), BENCH_CONNECTIONS (32), BENCH_PG_URL
+ * (postgres://postgres@127.0.0.1:5432/postgres), BENCH_OUT (docs/BENCHMARKS.md), BENCH_PIN (0
+ * turns taskset off), BENCH_LOG_LEVEL (service log level, warn), BENCH_NODE_ARGS (extra node
+ * flags for the service, e.g. --cpu-prof).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import postgres from 'postgres';
+import { DATA, ensureDataset, ROOT } from './dataset.js';
+import { machine } from './machine.js';
+import { load, pinning, startFloor, startService, type LoadResult, type Running } from './procs.js';
+import { pendingScenarios, scenarios } from './scenarios/index.js';
+import type { Dataset, HttpRequest, Scenario, ScenarioContext, StorageKind } from './types.js';
+
+const env = process.env;
+const settings = {
+  messages: Number(env.BENCH_MESSAGES ?? 1_000_000),
+  duration: Number(env.BENCH_DURATION ?? 5),
+  rounds: Number(env.BENCH_ROUNDS ?? 3),
+  warmup: Number(env.BENCH_WARMUP ?? 2),
+  connections: Number(env.BENCH_CONNECTIONS ?? 32),
+  pgUrl: env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+  out: path.resolve(ROOT, env.BENCH_OUT ?? 'docs/BENCHMARKS.md'),
+};
+const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+
+interface Row {
+  scenario: string;
+  title: string;
+  db: StorageKind;
+  messages: number;
+  connections: number;
+  service?: LoadResult;
+  floor?: LoadResult;
+  notes: string[];
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+function medianOf(results: LoadResult[]): LoadResult {
+  return {
+    rps: median(results.map((r) => r.rps)),
+    p50: median(results.map((r) => r.p50)),
+    p99: median(results.map((r) => r.p99)),
+    errors: results.reduce((sum, r) => sum + r.errors, 0),
+    requests: results.reduce((sum, r) => sum + r.requests, 0),
+    cpuUs: results.every((r) => r.cpuUs !== undefined) ? median(results.map((r) => r.cpuUs!)) : undefined,
+  };
+}
+
+async function send(base: string, req: HttpRequest): Promise<{ status: number; body: unknown }> {
+  const res = await fetch(base + req.path, { method: req.method, headers: req.headers, body: req.body });
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // not JSON: kept as text for the error message
+  }
+  return { status: res.status, body };
+}
+
+async function issueToken(service: Running, dataset: Dataset): Promise<string> {
+  const { status, body } = await send(service.url, {
+    method: 'POST',
+    path: '/api/v1/oauth/token',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ grant_type: 'client_credentials', client_id: dataset.clientId, client_secret: dataset.clientSecret }),
+  });
+  if (status !== 200) throw new Error(`token request answered ${status}: ${JSON.stringify(body)}`);
+  return (body as { data: { access_token: string } }).data.access_token;
+}
+
+async function runScenario(scenario: Scenario, ctx: ScenarioContext, service: Running, floor: Running, pin: ReturnType<typeof pinning>): Promise<Row> {
+  const connections = scenario.connections ?? settings.connections;
+  const row: Row = { scenario: scenario.name, title: scenario.title, db: ctx.dataset.kind, messages: ctx.dataset.messages, connections, notes: [] };
+  const request = scenario.request(ctx);
+  const floorRequest = scenario.floor && scenario.floorRequest ? scenario.floorRequest(ctx) : undefined;
+
+  const first = await send(service.url, request);
+  if (first.status !== 200) {
+    row.notes.push(`service answered ${first.status}, not measured`);
+    log(`${scenario.name}: service answered ${first.status}: ${JSON.stringify(first.body).slice(0, 300)}`);
+    return row;
+  }
+  if (floorRequest) {
+    const floorFirst = await send(floor.url, floorRequest);
+    if (floorFirst.status !== 200) throw new Error(`floor ${scenario.name} answered ${floorFirst.status}`);
+    if (scenario.compare) {
+      const a = JSON.stringify(scenario.compare.service(first.body));
+      const b = JSON.stringify(scenario.compare.floor(floorFirst.body));
+      if (a !== b) {
+        row.notes.push('floor result differs from the service!');
+        log(`${scenario.name}: floor and service disagree\n  service: ${a.slice(0, 300)}\n  floor:   ${b.slice(0, 300)}`);
+      }
+    }
+  }
+
+  const options = (base: string, req: HttpRequest, duration: number) => ({
+    url: base + req.path,
+    method: req.method,
+    headers: req.headers,
+    body: req.body,
+    connections,
+    duration,
+  });
+  log(`${ctx.dataset.kind} ${scenario.name}: warm-up ${settings.warmup} s, ${settings.rounds} rounds of ${settings.duration} s`);
+  if (settings.warmup > 0) {
+    await load(pin, options(service.url, request, settings.warmup));
+    if (floorRequest) await load(pin, options(floor.url, floorRequest, settings.warmup));
+  }
+  /** One measured round; the server's CPU time over it, divided by the requests, is the cost a request. */
+  const measured = async (server: Running, req: HttpRequest): Promise<LoadResult> => {
+    const before = server.cpuSeconds();
+    const result = await load(pin, options(server.url, req, settings.duration));
+    const after = server.cpuSeconds();
+    const cpuUs = before !== undefined && after !== undefined && result.requests > 0 ? ((after - before) * 1e6) / result.requests : undefined;
+    return { ...result, cpuUs };
+  };
+  const serviceRounds: LoadResult[] = [];
+  const floorRounds: LoadResult[] = [];
+  for (let round = 0; round < settings.rounds; round++) {
+    // Alternate which side goes first, so drift on a shared machine hits both alike.
+    const order = round % 2 === 0 ? ['service', 'floor'] : ['floor', 'service'];
+    for (const side of order) {
+      if (side === 'service') serviceRounds.push(await measured(service, request));
+      else if (floorRequest) floorRounds.push(await measured(floor, floorRequest));
+    }
+  }
+  row.service = medianOf(serviceRounds);
+  if (row.service.requests === 0) row.notes.push(`no request completed within a ${settings.duration} s round`);
+  else if (row.service.errors > 0) row.notes.push('errors include timeouts (10 s) and non-2xx answers');
+  if (floorRounds.length > 0) row.floor = medianOf(floorRounds);
+  const ratio = row.floor ? ` (${(row.service.rps / row.floor.rps).toFixed(2)} of floor ${row.floor.rps.toFixed(0)})` : '';
+  const cpu = row.service.cpuUs !== undefined ? `, ${row.service.cpuUs.toFixed(0)} µs CPU/req${row.floor?.cpuUs !== undefined ? ` (floor ${row.floor.cpuUs.toFixed(0)})` : ''}` : '';
+  log(`${ctx.dataset.kind} ${scenario.name}: ${row.service.rps.toFixed(0)} req/s, p50 ${row.service.p50} ms, p99 ${row.service.p99} ms${ratio}${cpu}`);
+  return row;
+}
+
+async function postgresReachable(url: string): Promise<boolean> {
+  const sql = postgres(url, { max: 1, connect_timeout: 3, onnotice: () => {} });
+  try {
+    await sql`select 1`;
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await sql.end({ timeout: 1 });
+  }
+}
+
+const fmt = (n: number | undefined, digits = 0) => (n === undefined ? '—' : n.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits }));
+
+function table(rows: Row[]): string {
+  const lines = [
+    '| Scenario | DB | Messages | Conns | req/s | p50 ms | p99 ms | Errors | Floor req/s | Floor p99 ms | Ratio to floor | CPU µs/req (floor) | Notes |',
+    '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|',
+  ];
+  for (const r of rows) {
+    const ratio = r.service && r.floor ? (r.service.rps / r.floor.rps).toFixed(2) : '—';
+    lines.push(
+      `| ${r.scenario} | ${r.db} | ${fmt(r.messages)} | ${r.connections} | ${fmt(r.service?.rps)} | ${fmt(r.service?.p50)} | ${fmt(r.service?.p99)} | ` +
+        `${r.service ? r.service.errors : '—'} | ${fmt(r.floor?.rps)} | ${fmt(r.floor?.p99)} | ${ratio} | ` +
+        `${fmt(r.service?.cpuUs)}${r.floor?.cpuUs !== undefined ? ` (${fmt(r.floor.cpuUs)})` : ''} | ${r.notes.join('; ')} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+function targets(rows: Row[]): string[] {
+  const out: string[] = [];
+  const met = (ok: boolean) => (ok ? 'met' : '**not met**');
+  for (const r of rows) {
+    if (!r.service || !r.floor) continue;
+    const ratio = r.service.rps / r.floor.rps;
+    const goal = r.scenario.startsWith('graphql_') ? 0.6 : 0.7;
+    out.push(`- ${r.scenario} on ${r.db}: ${ratio.toFixed(2)} of the floor (target ≥ ${goal}): ${met(ratio >= goal)}`);
+  }
+  for (const r of rows.filter((x) => x.scenario === 'messages_page' && x.service)) {
+    out.push(`- messages_page p99 on ${r.db} (${fmt(r.messages)} messages, ${r.connections} connections): ${r.service!.p99} ms (target < 25 ms${r.db === 'postgres' && r.messages >= 1_000_000 ? '' : '; the target is for PostgreSQL with 1M rows'}): ${met(r.service!.p99 < 25)}`);
+  }
+  for (const r of rows.filter((x) => x.scenario === 'metrics_daily_90d' && x.service)) {
+    out.push(`- metrics_daily_90d p50 on ${r.db} under ${r.connections} connections: ${r.service!.p50} ms (target < 50 ms): ${met(r.service!.p50 < 50)}`);
+  }
+  return out;
+}
+
+async function main() {
+  const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+  const known = new Set([...scenarios, ...pendingScenarios].map((s) => s.name));
+  const unknown = names.filter((n) => !known.has(n));
+  if (unknown.length > 0) {
+    process.stderr.write(`unknown scenario ${unknown.join(', ')}; scenarios: ${[...known].join(', ')}\n`);
+    process.exit(2);
+  }
+  const selected = names.length > 0 ? scenarios.filter((s) => names.includes(s.name)) : scenarios;
+  const pending = names.length > 0 ? pendingScenarios.filter((s) => names.includes(s.name)) : pendingScenarios;
+  for (const p of pending) log(`${p.name}: not yet available (${p.reason})`);
+  if (selected.length === 0) {
+    log('nothing to measure; docs/BENCHMARKS.md left as it is');
+    return;
+  }
+
+  const requested = (env.BENCH_DB ?? 'postgres,pglite').split(',').map((s) => s.trim()) as StorageKind[];
+  const kinds: StorageKind[] = [];
+  const skipped: string[] = [];
+  for (const kind of requested) {
+    if (kind !== 'postgres' && kind !== 'pglite') throw new Error(`BENCH_DB: unknown storage ${kind}`);
+    if (kind === 'postgres' && !(await postgresReachable(settings.pgUrl))) {
+      if (env.BENCH_DB) throw new Error(`PostgreSQL not reachable at ${settings.pgUrl} (BENCH_PG_URL)`);
+      skipped.push(`postgres skipped: nothing answers at ${settings.pgUrl} (set BENCH_PG_URL)`);
+      log(skipped.at(-1)!);
+      continue;
+    }
+    kinds.push(kind);
+  }
+
+  const info = await machine(kinds.includes('postgres') ? settings.pgUrl : undefined);
+  const pin = pinning(os.cpus().length);
+  log(`machine: ${info.cpu}, ${info.cores} cores, node ${info.node}; pinning ${pin.server ? `service+floor on CPU ${pin.server}, load on CPU ${pin.load}` : 'off'}`);
+
+  log('building (npm run build)');
+  if (spawnSync('npm', ['run', '-s', 'build'], { cwd: ROOT, stdio: 'inherit' }).status !== 0) throw new Error('build failed');
+
+  const rows: Row[] = [];
+  const datasets: Dataset[] = [];
+  for (const kind of kinds) {
+    const messages = kind === 'pglite' && env.BENCH_PGLITE_MESSAGES ? Number(env.BENCH_PGLITE_MESSAGES) : settings.messages;
+    const dataset = await ensureDataset({ kind, messages, adminUrl: settings.pgUrl });
+    datasets.push(dataset);
+    const service = await startService(dataset, pin);
+    let floor: Running | undefined;
+    try {
+      floor = await startFloor(dataset, pin);
+      const ctx: ScenarioContext = { dataset, token: await issueToken(service, dataset) };
+      for (const scenario of selected) rows.push(await runScenario(scenario, ctx, service, floor, pin));
+    } finally {
+      await service.stop();
+      await floor?.stop();
+    }
+  }
+  for (const r of rows) {
+    if (!r.service) continue;
+    const scenario = selected.find((s) => s.name === r.scenario);
+    const versus = scenario?.versus && rows.find((x) => x.scenario === scenario.versus && x.db === r.db && x.service);
+    if (versus) {
+      const cpu = r.service.cpuUs && versus.service!.cpuUs ? `, ${(r.service.cpuUs / versus.service!.cpuUs).toFixed(2)}× its CPU/req` : '';
+      r.notes.push(`${(r.service.rps / versus.service!.rps).toFixed(2)}× the req/s of REST ${versus.scenario}${cpu}`);
+    }
+  }
+
+  const command = [
+    ...Object.entries(env)
+      .filter(([k]) => k.startsWith('BENCH_'))
+      .map(([k, v]) => `${k}=${v}`),
+    'npm run bench',
+    ...(names.length > 0 ? ['--', ...names] : []),
+  ].join(' ');
+  const machineLine =
+    `${info.cpu}, ${info.cores} cores, ${info.memoryGiB} GiB, ${info.os}; Node ${info.node}` +
+    (info.postgres ? `; PostgreSQL ${info.postgres}` : '') +
+    `; ${Object.entries(info.packages).map(([p, v]) => `${p} ${v}`).join(', ')}`;
+  const markdown = [
+    '# Benchmarks',
+    '',
+    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC with \`${command}\` (bench/run.ts; see README, "Benchmarks").`,
+    '',
+    `**Machine:** ${machineLine}.`,
+    '',
+    `**Method:** the built service (\`node dist/src/main.js\`, LOG_LEVEL=${env.BENCH_LOG_LEVEL ?? 'warn'}, in-memory rate limits) and the floor ` +
+      `(bench/floor/server.ts: raw \`node:http\` running the same SQL through postgres.js, or PGlite in-process on a copy of the data) ` +
+      `are driven over loopback by autocannon in a separate process: ${settings.warmup} s warm-up each, then ${settings.rounds} rounds of ` +
+      `${settings.duration} s alternating service and floor; the table shows medians of the rounds (errors summed). ` +
+      (pin.server ? `Service and floor pinned to CPU ${pin.server}, load generator to CPU ${pin.load} (taskset); PostgreSQL itself is not pinned. ` : 'No CPU pinning. ') +
+      `Dataset: ${datasets.map((d) => `${d.kind}: ${fmt(d.messages)} messages in the big app + ${fmt(d.otherMessages)} in a second app, seeded ${d.seededAt.slice(0, 10)}`).join('; ')}. ` +
+      'Ratio to floor = service req/s ÷ floor req/s. CPU µs/req = the server process\'s CPU time over the rounds ÷ requests ' +
+      '(/proc; database CPU not included): steadier than req/s on a shared machine. The service does per request what the floor does not: JWT verification, ' +
+      'a revocation/quota query, rate limiting, GraphQL execution with scope checks and input validation.',
+    '',
+    table(rows),
+    '',
+    ...(skipped.length > 0 ? [`Skipped: ${skipped.join('; ')}.`, ''] : []),
+    '## Targets (issue 10)',
+    '',
+    ...targets(rows),
+    '',
+    '## Not yet available',
+    '',
+    'Named by issue 10 but not in the service yet; the harness takes them as modules in bench/scenarios/ once they exist.',
+    '',
+    ...pendingScenarios.map((p) => `- ${p.name}: ${p.title}: not yet available (${p.reason})`),
+    '',
+  ].join('\n');
+  process.stdout.write(`${markdown}\n`);
+  mkdirSync(path.dirname(settings.out), { recursive: true });
+  writeFileSync(settings.out, markdown);
+  writeFileSync(path.join(DATA, 'last-run.json'), `${JSON.stringify({ settings, info, rows }, null, 2)}\n`);
+  log(`wrote ${path.relative(ROOT, settings.out)}`);
+}
+
+await main();

@@ -1,0 +1,97 @@
+import { encodeCursor } from '../../src/analytics/cursor.js';
+import type { Scenario } from '../types.js';
+import { floorGet, get, limitOf, listPage, MESSAGE_COLUMNS, MESSAGE_ORDER, messageItem, sameIds } from './common.js';
+
+const LIMIT = 50;
+const path = (appId: string, query: string) => `/api/v1/analytics/${appId}/messages?${query}`;
+
+export const messagesPage: Scenario = {
+  name: 'messages_page',
+  title: 'Messages page, no filter (REST)',
+  request: (ctx) => get(path(ctx.dataset.appId, `limit=${LIMIT}`), ctx),
+  floorRequest: (ctx) => floorGet('messages_page', { app: ctx.dataset.appId, limit: LIMIT }),
+  floor: {
+    sql: `${MESSAGE_COLUMNS} where "messages"."app_id" = $1 ${MESSAGE_ORDER} limit $2`,
+    params: (q) => [q.get('app'), limitOf(q) + 1],
+    respond: (rows, q) => listPage(rows, limitOf(q), messageItem),
+  },
+  compare: sameIds,
+};
+
+const FILTER = { status: 'delivered', direction: 'outbound', channel: 'sms' };
+
+export const messagesFiltered: Scenario = {
+  name: 'messages_filtered',
+  title: 'Messages page, status+direction+channel filter (REST)',
+  request: (ctx) => get(path(ctx.dataset.appId, `${new URLSearchParams(FILTER).toString()}&limit=${LIMIT}`), ctx),
+  floorRequest: (ctx) => floorGet('messages_filtered', { app: ctx.dataset.appId, limit: LIMIT, ...FILTER }),
+  floor: {
+    sql:
+      `${MESSAGE_COLUMNS} where ("messages"."app_id" = $1 and "messages"."status" = $2 and "messages"."direction" = $3 ` +
+      `and "messages"."channel" = $4) ${MESSAGE_ORDER} limit $5`,
+    params: (q) => [q.get('app'), q.get('status'), q.get('direction'), q.get('channel'), limitOf(q) + 1],
+    respond: (rows, q) => listPage(rows, limitOf(q), messageItem),
+  },
+  compare: sameIds,
+};
+
+const likePattern = (term: string) => `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+export const messagesSearch: Scenario = {
+  name: 'messages_search',
+  title: 'Messages page, search by a phone number (REST)',
+  request: (ctx) => get(path(ctx.dataset.appId, `search=${ctx.dataset.probe.searchPhone}&limit=${LIMIT}`), ctx),
+  floorRequest: (ctx) => floorGet('messages_search', { app: ctx.dataset.appId, limit: LIMIT, search: ctx.dataset.probe.searchPhone }),
+  floor: {
+    sql:
+      `${MESSAGE_COLUMNS} where ("messages"."app_id" = $1 and ("messages"."user_phone" ilike $2 or "messages"."provider_message_id" ilike $3 ` +
+      `or "messages"."conversation_key" ilike $4 or "messages"."provider_from" ilike $5 or "messages"."provider_to" ilike $6)) ${MESSAGE_ORDER} limit $7`,
+    params: (q) => {
+      const p = likePattern(q.get('search') ?? '');
+      return [q.get('app'), p, p, p, p, p, limitOf(q) + 1];
+    },
+    respond: (rows, q) => listPage(rows, limitOf(q), messageItem),
+  },
+  compare: sameIds,
+};
+
+export const messagesDeep: Scenario = {
+  name: 'messages_deep_cursor',
+  title: 'Messages page at 90% depth through a cursor (REST)',
+  request: (ctx) => {
+    const { createdAt, id } = ctx.dataset.probe.deep;
+    return get(path(ctx.dataset.appId, `limit=${LIMIT}&cursor=${encodeCursor('messages', { createdAt: new Date(createdAt), id })}`), ctx);
+  },
+  floorRequest: (ctx) =>
+    floorGet('messages_deep_cursor', { app: ctx.dataset.appId, limit: LIMIT, before_ts: ctx.dataset.probe.deep.createdAt, before_id: ctx.dataset.probe.deep.id }),
+  floor: {
+    sql: `${MESSAGE_COLUMNS} where ("messages"."app_id" = $1 and ("messages"."created_at", "messages"."id") < ($2::timestamptz, $3)) ${MESSAGE_ORDER} limit $4`,
+    params: (q) => [q.get('app'), q.get('before_ts'), q.get('before_id'), limitOf(q) + 1],
+    respond: (rows, q) => listPage(rows, limitOf(q), messageItem),
+  },
+  compare: sameIds,
+};
+
+// The REST route's document, as a GraphQL client would send it (camelCase fields).
+const graphqlDocument = `query Messages($appId: UUID!, $first: Int) {
+  messages(appId: $appId, first: $first) {
+    limit pageInfo { hasNextPage endCursor }
+    nodes { id source destination providerFrom providerTo channel direction messageType userPhone conversationKey
+      providerMessageId status sentAt failedAt errorMessage createdAt }
+  }
+}`;
+
+export const graphqlMessagesPage: Scenario = {
+  name: 'graphql_messages_page',
+  title: 'Messages page, no filter (GraphQL POST /graphql)',
+  request: (ctx) => ({
+    method: 'POST',
+    path: '/graphql',
+    headers: { authorization: `Bearer ${ctx.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ query: graphqlDocument, variables: { appId: ctx.dataset.appId, first: LIMIT } }),
+  }),
+  floorRequest: messagesPage.floorRequest,
+  floor: messagesPage.floor,
+  compare: { service: (body: { data: { messages: { nodes: { id: string }[] } } }) => body.data.messages.nodes.map((n) => n.id), floor: sameIds.floor },
+  versus: 'messages_page',
+};
