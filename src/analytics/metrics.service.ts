@@ -1,10 +1,11 @@
-import { and, eq, gte, lt, sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { validationFailed } from '../errors/app-error.js';
 import { ianaTimeZone, parseInput } from '../errors/zod-details.js';
 import type { RequestContext } from '../runtime.js';
-import { funnelColumns, type FunnelCounts } from './funnel.js';
-import { messages } from './tables.js';
+import { funnelColumns, funnelFlags, type FunnelCounts } from './funnel.js';
+import { localBuckets, rangeRows, rawMessagesIn, splitRange } from './rollups.js';
+import { contactRanges, messageRollups, messages } from './tables.js';
 
 const DAY_MS = 86_400_000;
 const MAX_DAYS = 400;
@@ -33,13 +34,19 @@ export interface DailyMetric extends FunnelCounts {
 
 /**
  * Outbound messages bucketed by created_at in `timezone`, every calendar day of the range
- * present (zero days included); the bucketing happens in SQL, DST days included.
+ * present (zero days included); the bucketing happens in SQL, DST days included. Whole
+ * 15-minute buckets come from message_rollups; the partial buckets at the ends of the range
+ * (and any bucket split by a local midnight, see localBuckets) from messages.
  */
 export async function dailyMetrics(ctx: RequestContext, input: z.input<typeof metricsArgs>): Promise<DailyMetric[]> {
   const args = parseInput(metricsArgs, input);
   const { start, end } = range(args);
   const tz = args.timezone;
-  const f = funnelColumns();
+  const { inner, edges } = splitRange(start, end);
+  const edgeRows = sql.join(
+    edges.map((e) => sql`select ${e.from}::timestamptz as a, ${e.to}::timestamptz as z`),
+    sql` union all `,
+  );
   const result = await ctx.runtime.database.db.execute(sql`
     with days as (
       select d::date as day
@@ -47,12 +54,21 @@ export async function dailyMetrics(ctx: RequestContext, input: z.input<typeof me
                            ((${end.toISOString()}::timestamptz - interval '1 microsecond') at time zone ${tz})::date,
                            interval '1 day') as d
     ),
+    rolled as (${localBuckets(args.appId, inner, tz)}),
+    raw_ranges as (
+      ${edgeRows}
+      union all
+      select bucket_start, bucket_start + interval '15 minutes' from rolled where not whole
+    ),
+    contributions as (
+      select day, sent, delivered, read, failed, cost from rolled where whole
+      union all
+      select (${messages.createdAt} at time zone ${tz})::date, ${funnelFlags(messages.status, messages.cost)}
+      from ${rawMessagesIn(args.appId, sql`raw_ranges r`)}
+    ),
     buckets as (
-      select (${messages.createdAt} at time zone ${tz})::date as day,
-             ${f.sent} as sent, ${f.delivered} as delivered, ${f.read} as read, ${f.failed} as failed, ${f.cost} as cost
-      from ${messages}
-      where ${and(eq(messages.appId, args.appId), eq(messages.direction, 'outbound'), gte(messages.createdAt, start), lt(messages.createdAt, end))}
-      group by 1
+      select day, sum(sent) as sent, sum(delivered) as delivered, sum(read) as read, sum(failed) as failed, sum(cost) as cost
+      from contributions group by day
     )
     select to_char(days.day, 'YYYY-MM-DD') as date,
            coalesce(b.sent, 0)::int as sent, coalesce(b.delivered, 0)::int as delivered, coalesce(b.read, 0)::int as read,
@@ -66,13 +82,59 @@ export interface SummaryMetrics extends FunnelCounts {
   contacts: number;
 }
 
+/**
+ * Contacts that span the range (first seen before it, last seen after it) are probed one by one
+ * for a message inside it; when there are many, one distinct over the range's messages is
+ * cheaper. The ratio is the cost of a probe against a row of the distinct, roughly.
+ */
+const PROBE_COST_IN_ROWS = 8;
+
+/**
+ * The funnel over [start, end) from message_rollups plus the partial buckets at its ends, and
+ * contacts (distinct user_phone) exactly, from contact_ranges (see its comment in tables.ts).
+ */
 export async function summaryMetrics(ctx: RequestContext, input: z.input<typeof metricsArgs>): Promise<SummaryMetrics> {
   const args = parseInput(metricsArgs, input);
   const { start, end } = range(args);
-  const [row] = await ctx.runtime.database.db
-    .select({ ...funnelColumns(), contacts: sql<number>`count(distinct ${messages.userPhone})::int` })
-    .from(messages)
-    .where(and(eq(messages.appId, args.appId), eq(messages.direction, 'outbound'), gte(messages.createdAt, start), lt(messages.createdAt, end)));
+  const { inner, edges } = splitRange(start, end);
+  const [s, e, app] = [sql`${start.toISOString()}::timestamptz`, sql`${end.toISOString()}::timestamptz`, args.appId];
+  const f = funnelColumns();
+  const inRange = sql`${messages.createdAt} >= ${s} and ${messages.createdAt} < ${e}`;
+  const contacts = (where: SQL) => sql`(select count(*) from ${contactRanges} where ${contactRanges.appId} = ${app} and ${where})`;
+  const result = await ctx.runtime.database.db.execute(sql`
+    with rolled as (
+      select coalesce(sum(${messageRollups.sent}), 0) as sent, coalesce(sum(${messageRollups.delivered}), 0) as delivered,
+             coalesce(sum(${messageRollups.read}), 0) as read, coalesce(sum(${messageRollups.failed}), 0) as failed,
+             coalesce(sum(${messageRollups.cost}), 0) as cost
+      from ${messageRollups}
+      where ${messageRollups.appId} = ${app} and ${messageRollups.bucketStart} >= ${inner.from}::timestamptz
+        and ${messageRollups.bucketStart} < ${inner.to}::timestamptz
+    ),
+    raw as (
+      select ${f.sent} as sent, ${f.delivered} as delivered, ${f.read} as read, ${f.failed} as failed,
+             coalesce(sum(${messages.cost}), 0) as cost
+      from ${rawMessagesIn(app, rangeRows(edges))}
+    ),
+    seen as (
+      select ${contacts(sql`${contactRanges.lastSeen} >= ${s} and ${contactRanges.lastSeen} < ${e}`)}
+           + ${contacts(sql`${contactRanges.firstSeen} >= ${s} and ${contactRanges.firstSeen} < ${e} and ${contactRanges.lastSeen} >= ${e}`)} as certain,
+             ${contacts(sql`${contactRanges.lastSeen} >= ${e} and ${contactRanges.firstSeen} < ${s}`)} as spanning
+    )
+    select (rolled.sent + raw.sent)::int as sent, (rolled.delivered + raw.delivered)::int as delivered,
+           (rolled.read + raw.read)::int as read, (rolled.failed + raw.failed)::int as failed,
+           (rolled.cost + raw.cost)::float8 as cost,
+           (case
+              when seen.spanning = 0 then seen.certain
+              when seen.spanning * ${PROBE_COST_IN_ROWS} <= rolled.sent + rolled.failed + raw.sent + raw.failed then seen.certain + (
+                select count(*) from ${contactRanges}
+                where ${contactRanges.appId} = ${app} and ${contactRanges.lastSeen} >= ${e} and ${contactRanges.firstSeen} < ${s}
+                  and exists (select 1 from ${messages} where ${messages.appId} = ${app} and ${messages.userPhone} = ${contactRanges.userPhone}
+                              and ${messages.direction} = 'outbound' and ${inRange}))
+              else (select count(distinct ${messages.userPhone}) from ${messages}
+                    where ${messages.appId} = ${app} and ${messages.direction} = 'outbound' and ${inRange})
+            end)::int as contacts
+    from rolled, raw, seen`);
+  const [row] = rowsOf<SummaryMetrics>(result);
   return { sent: row!.sent, delivered: row!.delivered, read: row!.read, failed: row!.failed, cost: Number(row!.cost), contacts: row!.contacts };
 }
 
