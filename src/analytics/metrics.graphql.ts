@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { builder } from '../graphql/builder.js';
+import { sqlText } from './filters.js';
 import { dailyMetrics, summaryMetrics, type DailyMetric, type SummaryMetrics } from './metrics.service.js';
 import { tagStats, campaignTags, type TagStats } from './tags.service.js';
 
@@ -73,7 +74,7 @@ builder.queryFields((t) => ({
     type: TagStatsRef,
     description: 'Statistics of one tag; not_found when no campaign carries it. Scope: analytics:read.',
     authScopes: (_root, args) => analyticsScope(args.appId),
-    args: { appId: t.arg({ type: 'UUID', required: true }), tag: t.arg.string({ required: true, validate: { schema: z.string().min(1).max(100) } }) },
+    args: { appId: t.arg({ type: 'UUID', required: true }), tag: t.arg.string({ required: true, validate: { schema: sqlText(1, 100) } }) },
     resolve: (_root, args, ctx) => tagStats(ctx, args.appId, args.tag),
   }),
 }));
