@@ -17,6 +17,13 @@ CREATE TABLE "contact_ranges" (
 	CONSTRAINT "contact_ranges_app_id_user_phone_pk" PRIMARY KEY("app_id","user_phone")
 );
 --> statement-breakpoint
+CREATE TABLE "contact_rollups" (
+	"app_id" uuid NOT NULL,
+	"bucket_start" timestamp with time zone NOT NULL,
+	"contacts" integer DEFAULT 0 NOT NULL,
+	CONSTRAINT "contact_rollups_app_id_bucket_start_pk" PRIMARY KEY("app_id","bucket_start")
+);
+--> statement-breakpoint
 CREATE TABLE "message_rollups" (
 	"app_id" uuid NOT NULL,
 	"bucket_start" timestamp with time zone NOT NULL,
@@ -30,7 +37,7 @@ CREATE TABLE "message_rollups" (
 --> statement-breakpoint
 ALTER TABLE "campaign_rollups" ADD CONSTRAINT "campaign_rollups_app_id_apps_id_fk" FOREIGN KEY ("app_id") REFERENCES "public"."apps"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "contact_ranges" ADD CONSTRAINT "contact_ranges_app_id_apps_id_fk" FOREIGN KEY ("app_id") REFERENCES "public"."apps"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "contact_rollups" ADD CONSTRAINT "contact_rollups_app_id_apps_id_fk" FOREIGN KEY ("app_id") REFERENCES "public"."apps"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "message_rollups" ADD CONSTRAINT "message_rollups_app_id_apps_id_fk" FOREIGN KEY ("app_id") REFERENCES "public"."apps"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "contact_ranges_app_last_idx" ON "contact_ranges" USING btree ("app_id","last_seen","first_seen");--> statement-breakpoint
-CREATE INDEX "contact_ranges_app_first_idx" ON "contact_ranges" USING btree ("app_id","first_seen","last_seen");--> statement-breakpoint
 CREATE INDEX "messages_app_outbound_phone_idx" ON "messages" USING btree ("app_id","user_phone","created_at") WHERE "messages"."direction" = 'outbound';

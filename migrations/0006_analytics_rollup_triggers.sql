@@ -125,6 +125,32 @@ BEGIN
 END
 $fn$;--> statement-breakpoint
 
+-- contact_rollups: contacts per bucket of their last_seen, kept by triggers on contact_ranges
+-- (which the function above writes): +1 where a contact's last_seen is now, -1 where it was.
+CREATE OR REPLACE FUNCTION analytics_contact_rollups_apply() RETURNS trigger
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+  changed text := CASE TG_OP
+    WHEN 'INSERT' THEN 'SELECT 1 AS sign, app_id, last_seen FROM new_rows'
+    WHEN 'DELETE' THEN 'SELECT -1 AS sign, app_id, last_seen FROM old_rows'
+    ELSE 'SELECT 1 AS sign, app_id, last_seen FROM new_rows UNION ALL SELECT -1 AS sign, app_id, last_seen FROM old_rows'
+  END;
+BEGIN
+  EXECUTE format($sql$
+    INSERT INTO contact_rollups AS r (app_id, bucket_start, contacts)
+    SELECT app_id, analytics_bucket(last_seen), sum(sign)
+    FROM (%s) c
+    WHERE app_id IN (SELECT id FROM apps)
+    GROUP BY 1, 2
+    HAVING sum(sign) <> 0
+    ORDER BY 1, 2
+    ON CONFLICT (app_id, bucket_start) DO UPDATE SET contacts = r.contacts + excluded.contacts
+  $sql$, changed);
+  RETURN NULL;
+END
+$fn$;--> statement-breakpoint
+
 CREATE OR REPLACE FUNCTION analytics_rollups_truncate() RETURNS trigger
 LANGUAGE plpgsql
 AS $fn$
@@ -132,6 +158,7 @@ BEGIN
   DELETE FROM message_rollups;
   DELETE FROM campaign_rollups;
   DELETE FROM contact_ranges;
+  DELETE FROM contact_rollups;
   RETURN NULL;
 END
 $fn$;--> statement-breakpoint
@@ -146,8 +173,14 @@ CREATE TRIGGER messages_rollups_delete AFTER DELETE ON "messages"
   REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION analytics_rollups_apply();--> statement-breakpoint
 CREATE TRIGGER messages_rollups_truncate AFTER TRUNCATE ON "messages"
   FOR EACH STATEMENT EXECUTE FUNCTION analytics_rollups_truncate();--> statement-breakpoint
+CREATE TRIGGER contact_ranges_rollups_insert AFTER INSERT ON "contact_ranges"
+  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION analytics_contact_rollups_apply();--> statement-breakpoint
+CREATE TRIGGER contact_ranges_rollups_update AFTER UPDATE ON "contact_ranges"
+  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION analytics_contact_rollups_apply();--> statement-breakpoint
+CREATE TRIGGER contact_ranges_rollups_delete AFTER DELETE ON "contact_ranges"
+  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION analytics_contact_rollups_apply();--> statement-breakpoint
 
--- Backfill the messages written before this migration.
+-- Backfill the messages written before this migration (contact_rollups follows by trigger).
 INSERT INTO message_rollups (app_id, bucket_start, sent, delivered, read, failed, cost)
 SELECT app_id, analytics_bucket(created_at),
        count(*) FILTER (WHERE status IN ('sent', 'delivered', 'read')), count(*) FILTER (WHERE status IN ('delivered', 'read')),

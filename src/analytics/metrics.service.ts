@@ -4,8 +4,8 @@ import { validationFailed } from '../errors/app-error.js';
 import { ianaTimeZone, parseInput } from '../errors/zod-details.js';
 import type { RequestContext } from '../runtime.js';
 import { funnelColumns, funnelFlags, type FunnelCounts } from './funnel.js';
-import { localBuckets, rangeRows, rawMessagesIn, splitRange } from './rollups.js';
-import { contactRanges, messageRollups, messages } from './tables.js';
+import { BUCKET_MS, inRanges, localBuckets, rawMessagesIn, splitRange } from './rollups.js';
+import { contactRanges, contactRollups, messageRollups, messages } from './tables.js';
 
 const DAY_MS = 86_400_000;
 const MAX_DAYS = 400;
@@ -43,11 +43,8 @@ export async function dailyMetrics(ctx: RequestContext, input: z.input<typeof me
   const { start, end } = range(args);
   const tz = args.timezone;
   const { inner, edges } = splitRange(start, end);
-  const edgeRows = sql.join(
-    edges.map((e) => sql`select ${e.from}::timestamptz as a, ${e.to}::timestamptz as z`),
-    sql` union all `,
-  );
-  const result = await ctx.runtime.database.db.execute(sql`
+  const { db } = ctx.runtime.database;
+  const result = await db.execute(sql`
     with days as (
       select d::date as day
       from generate_series((${start.toISOString()}::timestamptz at time zone ${tz})::date,
@@ -55,16 +52,11 @@ export async function dailyMetrics(ctx: RequestContext, input: z.input<typeof me
                            interval '1 day') as d
     ),
     rolled as (${localBuckets(args.appId, inner, tz)}),
-    raw_ranges as (
-      ${edgeRows}
-      union all
-      select bucket_start, bucket_start + interval '15 minutes' from rolled where not whole
-    ),
     contributions as (
       select day, sent, delivered, read, failed, cost from rolled where whole
       union all
       select (${messages.createdAt} at time zone ${tz})::date, ${funnelFlags(messages.status, messages.cost)}
-      from ${rawMessagesIn(args.appId, sql`raw_ranges r`)}
+      from ${rawMessagesIn(args.appId, edges)}
     ),
     buckets as (
       select day, sum(sent) as sent, sum(delivered) as delivered, sum(read) as read, sum(failed) as failed, sum(cost) as cost
@@ -72,10 +64,49 @@ export async function dailyMetrics(ctx: RequestContext, input: z.input<typeof me
     )
     select to_char(days.day, 'YYYY-MM-DD') as date,
            coalesce(b.sent, 0)::int as sent, coalesce(b.delivered, 0)::int as delivered, coalesce(b.read, 0)::int as read,
-           coalesce(b.failed, 0)::int as failed, coalesce(b.cost, 0)::float8 as cost
+           coalesce(b.failed, 0)::int as failed, b.cost::text as cost,
+           (select string_agg(to_char(bucket_start at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'), ',') from rolled where not whole) as split
     from days left join buckets b on b.day = days.day
     order by days.day`);
-  return rowsOf<DailyMetric>(result).map((r) => ({ ...r, cost: Number(r.cost) }));
+  const rows = rowsOf<Omit<DailyMetric, 'cost'> & { cost: string | null; split: string | null }>(result);
+  const split = rows[0]?.split;
+  if (split) {
+    // Buckets a local midnight cuts in two (offsets off the quarter hour): their messages, by local day.
+    const extra = rowsOf<Omit<DailyMetric, 'cost'> & { cost: string }>(
+      await db.execute(sql`
+        select to_char((${messages.createdAt} at time zone ${tz})::date, 'YYYY-MM-DD') as date, ${funnelColumns().sent} as sent,
+               ${funnelColumns().delivered} as delivered, ${funnelColumns().read} as read, ${funnelColumns().failed} as failed,
+               coalesce(sum(${messages.cost}), 0)::text as cost
+        from ${rawMessagesIn(args.appId, split.split(',').map((from) => ({ from, to: new Date(Date.parse(from) + BUCKET_MS).toISOString() })))}
+        group by 1`),
+    );
+    const byDate = new Map(rows.map((r) => [r.date, r]));
+    for (const x of extra) {
+      const day = byDate.get(x.date)!;
+      Object.assign(day, {
+        sent: day.sent + x.sent,
+        delivered: day.delivered + x.delivered,
+        read: day.read + x.read,
+        failed: day.failed + x.failed,
+        cost: addDecimals(day.cost ?? '0', x.cost),
+      });
+    }
+  }
+  return rows.map(({ split: _split, ...r }) => ({ ...r, cost: Number(r.cost ?? 0) }));
+}
+
+/**
+ * Exact sum of two non-negative decimal strings (numeric sums from SQL): summing in float could
+ * differ in the last bit from the database's numeric sum that the raw definition produces.
+ */
+function addDecimals(a: string, b: string): string {
+  const scale = Math.max(a.split('.')[1]?.length ?? 0, b.split('.')[1]?.length ?? 0);
+  const units = (v: string) => {
+    const [whole, fraction = ''] = v.split('.');
+    return BigInt(whole! + fraction.padEnd(scale, '0'));
+  };
+  const digits = (units(a) + units(b)).toString().padStart(scale + 1, '0');
+  return scale ? `${digits.slice(0, -scale)}.${digits.slice(-scale)}` : digits;
 }
 
 export interface SummaryMetrics extends FunnelCounts {
@@ -91,7 +122,8 @@ const PROBE_COST_IN_ROWS = 8;
 
 /**
  * The funnel over [start, end) from message_rollups plus the partial buckets at its ends, and
- * contacts (distinct user_phone) exactly, from contact_ranges (see its comment in tables.ts).
+ * contacts (distinct user_phone) exactly, from contact_rollups and contact_ranges (see their
+ * comments in tables.ts).
  */
 export async function summaryMetrics(ctx: RequestContext, input: z.input<typeof metricsArgs>): Promise<SummaryMetrics> {
   const args = parseInput(metricsArgs, input);
@@ -113,10 +145,15 @@ export async function summaryMetrics(ctx: RequestContext, input: z.input<typeof 
     raw as (
       select ${f.sent} as sent, ${f.delivered} as delivered, ${f.read} as read, ${f.failed} as failed,
              coalesce(sum(${messages.cost}), 0) as cost
-      from ${rawMessagesIn(app, rangeRows(edges))}
+      from ${rawMessagesIn(app, edges)}
     ),
     seen as (
-      select ${contacts(sql`${contactRanges.lastSeen} >= ${s} and ${contactRanges.lastSeen} < ${e}`)}
+      -- Last seen inside the range: whole buckets from contact_rollups, the partial ones at the
+      -- ends from contact_ranges; then first seen inside it and last seen after it.
+      select (select coalesce(sum(${contactRollups.contacts}), 0) from ${contactRollups}
+              where ${contactRollups.appId} = ${app} and ${contactRollups.bucketStart} >= ${inner.from}::timestamptz
+                and ${contactRollups.bucketStart} < ${inner.to}::timestamptz)
+           + (select count(*) from ${contactRanges} where ${contactRanges.appId} = ${app} and ${inRanges(contactRanges.lastSeen, edges)})
            + ${contacts(sql`${contactRanges.firstSeen} >= ${s} and ${contactRanges.firstSeen} < ${e} and ${contactRanges.lastSeen} >= ${e}`)} as certain,
              ${contacts(sql`${contactRanges.lastSeen} >= ${e} and ${contactRanges.firstSeen} < ${s}`)} as spanning
     )

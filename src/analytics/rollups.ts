@@ -1,4 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { messageRollups, messages } from './tables.js';
 
 /**
@@ -31,18 +32,21 @@ export function splitRange(start: Date, end: Date): SplitRange {
   };
 }
 
-/** The ranges as rows (a, z) of a FROM clause: `(values ...) as r(a, z)`. */
-export function rangeRows(ranges: Array<{ from: string; to: string }>): SQL {
-  return sql`(values ${sql.join(
-    ranges.map((r) => sql`(${r.from}::timestamptz, ${r.to}::timestamptz)`),
-    sql`, `,
-  )}) as r(a, z)`;
+/**
+ * `column` in any of the ranges, as constant bounds: the planner estimates them from the column
+ * statistics (a join against a list of ranges is estimated blind, high enough to switch on JIT
+ * compilation, which alone costs hundreds of ms) and scans the index once per range.
+ */
+export function inRanges(column: AnyPgColumn, ranges: Array<{ from: string; to: string }>): SQL {
+  return sql`(${sql.join(
+    ranges.map((r) => sql`(${column} >= ${r.from}::timestamptz and ${column} < ${r.to}::timestamptz)`),
+    sql` or `,
+  )})`;
 }
 
-/** Outbound messages of an app with created_at in one of the rows r(a, z) (index range scans). */
-export function rawMessagesIn(appId: string, ranges: SQL): SQL {
-  return sql`${ranges} join ${messages} on ${messages.appId} = ${appId} and ${messages.direction} = 'outbound'
-    and ${messages.createdAt} >= r.a and ${messages.createdAt} < r.z`;
+/** Outbound messages of an app with created_at in one of the ranges. */
+export function rawMessagesIn(appId: string, ranges: Array<{ from: string; to: string }>): SQL {
+  return sql`${messages} where ${messages.appId} = ${appId} and ${messages.direction} = 'outbound' and ${inRanges(messages.createdAt, ranges)}`;
 }
 
 /**

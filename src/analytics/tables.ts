@@ -162,8 +162,24 @@ export const contactRanges = pgTable(
   (t) => [
     primaryKey({ columns: [t.appId, t.userPhone] }),
     index('contact_ranges_app_last_idx').on(t.appId, t.lastSeen, t.firstSeen),
-    index('contact_ranges_app_first_idx').on(t.appId, t.firstSeen, t.lastSeen),
   ],
+);
+
+/**
+ * How many contacts have their last outbound message in each 15-minute bucket (a trigger on
+ * contact_ranges keeps it): "last seen inside the range", the bulk of summary `contacts`, is a
+ * sum over buckets instead of a count over every contact.
+ */
+export const contactRollups = pgTable(
+  'contact_rollups',
+  {
+    appId: uuid('app_id')
+      .notNull()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    bucketStart: ts('bucket_start').notNull(),
+    contacts: integer('contacts').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.appId, t.bucketStart] })],
 );
 
 export type MessageRow = typeof messages.$inferSelect;
