@@ -51,21 +51,31 @@ export function rawMessagesIn(appId: string, ranges: Array<{ from: string; to: s
 
 /**
  * The rollup buckets of [from, to) with their local day in `tz`; `whole` is false for a bucket
- * that does not lie within one local day at one UTC offset, which only happens for offsets
- * that are not a multiple of 15 minutes (local mean time before ~1900, a few zones until the
- * 1970s) or a transition off the quarter hour: such buckets are read from messages instead.
+ * that may not lie within one local day at one UTC offset, which only happens for offsets that
+ * are not a multiple of 15 minutes (local mean time before ~1900, a few zones until the 1970s)
+ * or near a transition off the hour: such buckets are read from messages instead.
+ *
+ * Time zone conversion is the cost here (8,640 buckets in 90 days), so it is done once per UTC
+ * hour, not per bucket: within an hour whose offset does not change (`steady`), local time is
+ * the hour's local start plus the elapsed time, exactly. Buckets of an hour with a transition
+ * inside it are not `whole`.
  */
 export function localBuckets(appId: string, inner: SplitRange['inner'], tz: string): SQL {
-  const last = sql`(${messageRollups.bucketStart} + interval '${sql.raw(String(BUCKET_MS / 60_000))} minutes' - interval '1 microsecond')`;
+  const r = messageRollups;
+  const bucket = sql`interval '${sql.raw(String(BUCKET_MS / 60_000))} minutes'`;
+  const local = sql`(hours.local_start + (${r.bucketStart} - hours.hour))`;
   return sql`
-    select bucket_start, sent, delivered, read, failed, cost, local::date as day,
-           local::date = local_last::date and local_last - local = interval '${sql.raw(String(BUCKET_MS / 60_000))} minutes' - interval '1 microsecond' as whole
-    from (
-      select ${messageRollups.bucketStart} as bucket_start, ${messageRollups.sent} as sent, ${messageRollups.delivered} as delivered,
-             ${messageRollups.read} as read, ${messageRollups.failed} as failed, ${messageRollups.cost} as cost,
-             ${messageRollups.bucketStart} at time zone ${tz} as local, ${last} at time zone ${tz} as local_last
-      from ${messageRollups}
-      where ${messageRollups.appId} = ${appId} and ${messageRollups.bucketStart} >= ${inner.from}::timestamptz
-        and ${messageRollups.bucketStart} < ${inner.to}::timestamptz
-    ) b`;
+    select ${r.bucketStart} as bucket_start, ${r.sent} as sent, ${r.delivered} as delivered, ${r.read} as read,
+           ${r.failed} as failed, ${r.cost} as cost, ${local}::date as day,
+           hours.steady and ${local}::date = (${local} + ${bucket} - interval '1 microsecond')::date as whole
+    from ${r}
+    join (
+      select hour, local_start, local_end - local_start = interval '1 hour' - interval '1 microsecond' as steady
+      from (
+        select hour, hour at time zone ${tz} as local_start, (hour + interval '1 hour' - interval '1 microsecond') at time zone ${tz} as local_end
+        from generate_series(date_bin('1 hour', ${inner.from}::timestamptz, timestamptz '2000-01-01 00:00:00+00'), ${inner.to}::timestamptz,
+                             interval '1 hour') as hour
+      ) h
+    ) hours on hours.hour = date_bin('1 hour', ${r.bucketStart}, timestamptz '2000-01-01 00:00:00+00')
+    where ${r.appId} = ${appId} and ${r.bucketStart} >= ${inner.from}::timestamptz and ${r.bucketStart} < ${inner.to}::timestamptz`;
 }
