@@ -133,6 +133,15 @@ export async function summaryMetrics(ctx: RequestContext, input: z.input<typeof 
   const f = funnelColumns();
   const inRange = sql`${messages.createdAt} >= ${s} and ${messages.createdAt} < ${e}`;
   const contacts = (where: SQL) => sql`(select count(*) from ${contactRanges} where ${contactRanges.appId} = ${app} and ${where})`;
+  // Last seen inside the range (whole buckets from contact_rollups, the partial ones at the ends
+  // from contact_ranges), plus first seen inside it and last seen after it. Only evaluated when
+  // used: PostgreSQL runs an uncorrelated subquery (an InitPlan) on first reference.
+  const certain = sql`(
+    (select coalesce(sum(${contactRollups.contacts}), 0) from ${contactRollups}
+     where ${contactRollups.appId} = ${app} and ${contactRollups.bucketStart} >= ${inner.from}::timestamptz
+       and ${contactRollups.bucketStart} < ${inner.to}::timestamptz)
+    + (select count(*) from ${contactRanges} where ${contactRanges.appId} = ${app} and ${inRanges(contactRanges.lastSeen, edges)})
+    + ${contacts(sql`${contactRanges.firstSeen} >= ${s} and ${contactRanges.firstSeen} < ${e} and ${contactRanges.lastSeen} >= ${e}`)})`;
   const result = await ctx.runtime.database.db.execute(sql`
     with rolled as (
       select coalesce(sum(${messageRollups.sent}), 0) as sent, coalesce(sum(${messageRollups.delivered}), 0) as delivered,
@@ -148,21 +157,14 @@ export async function summaryMetrics(ctx: RequestContext, input: z.input<typeof 
       from ${rawMessagesIn(app, edges)}
     ),
     seen as (
-      -- Last seen inside the range: whole buckets from contact_rollups, the partial ones at the
-      -- ends from contact_ranges; then first seen inside it and last seen after it.
-      select (select coalesce(sum(${contactRollups.contacts}), 0) from ${contactRollups}
-              where ${contactRollups.appId} = ${app} and ${contactRollups.bucketStart} >= ${inner.from}::timestamptz
-                and ${contactRollups.bucketStart} < ${inner.to}::timestamptz)
-           + (select count(*) from ${contactRanges} where ${contactRanges.appId} = ${app} and ${inRanges(contactRanges.lastSeen, edges)})
-           + ${contacts(sql`${contactRanges.firstSeen} >= ${s} and ${contactRanges.firstSeen} < ${e} and ${contactRanges.lastSeen} >= ${e}`)} as certain,
-             ${contacts(sql`${contactRanges.lastSeen} >= ${e} and ${contactRanges.firstSeen} < ${s}`)} as spanning
+      select ${contacts(sql`${contactRanges.lastSeen} >= ${e} and ${contactRanges.firstSeen} < ${s}`)} as spanning
     )
     select (rolled.sent + raw.sent)::int as sent, (rolled.delivered + raw.delivered)::int as delivered,
            (rolled.read + raw.read)::int as read, (rolled.failed + raw.failed)::int as failed,
            (rolled.cost + raw.cost)::float8 as cost,
            (case
-              when seen.spanning = 0 then seen.certain
-              when seen.spanning * ${PROBE_COST_IN_ROWS} <= rolled.sent + rolled.failed + raw.sent + raw.failed then seen.certain + (
+              when seen.spanning = 0 then ${certain}
+              when seen.spanning * ${PROBE_COST_IN_ROWS} <= rolled.sent + rolled.failed + raw.sent + raw.failed then ${certain} + (
                 select count(*) from ${contactRanges}
                 where ${contactRanges.appId} = ${app} and ${contactRanges.lastSeen} >= ${e} and ${contactRanges.firstSeen} < ${s}
                   and exists (select 1 from ${messages} where ${messages.appId} = ${app} and ${messages.userPhone} = ${contactRanges.userPhone}
