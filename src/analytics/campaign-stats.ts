@@ -1,8 +1,8 @@
 import DataLoader from 'dataloader';
 import { and, eq, inArray } from 'drizzle-orm';
 import { loader, type RequestContext } from '../runtime.js';
-import { emptyFunnel, funnelColumns, type FunnelCounts } from './funnel.js';
-import { messages } from './tables.js';
+import { emptyFunnel, rollupFunnel, type FunnelCounts } from './funnel.js';
+import { campaignRollups } from './tables.js';
 
 /**
  * campaign.stats for a whole page in one grouped query (PITFALLS: DataLoader batches loads of
@@ -19,11 +19,12 @@ export function campaignStatsLoader(ctx: RequestContext) {
           for (const key of keys) byApp.set(key.appId, [...(byApp.get(key.appId) ?? []), key.campaignId]);
           const found = new Map<string, FunnelCounts>();
           for (const [appId, ids] of byApp) {
+            // campaign_rollups holds one row per (app, campaign), kept by the messages triggers.
             const rows = await ctx.runtime.database.db
-              .select({ campaignId: messages.campaignId, ...funnelColumns() })
-              .from(messages)
-              .where(and(eq(messages.appId, appId), eq(messages.direction, 'outbound'), inArray(messages.campaignId, ids)))
-              .groupBy(messages.campaignId);
+              .select({ campaignId: campaignRollups.campaignId, ...rollupFunnel() })
+              .from(campaignRollups)
+              .where(and(eq(campaignRollups.appId, appId), inArray(campaignRollups.campaignId, ids)))
+              .groupBy(campaignRollups.campaignId);
             for (const { campaignId, ...counts } of rows) found.set(`${appId}:${campaignId}`, { ...counts, cost: Number(counts.cost) });
           }
           return keys.map((k) => found.get(`${k.appId}:${k.campaignId}`) ?? emptyFunnel());

@@ -4,18 +4,13 @@ import { connectionOf, pageComplexity } from '../graphql/connection.js';
 import { campaignStatsLoader } from './campaign-stats.js';
 import { listCampaigns } from './campaigns.service.js';
 import type { FunnelCounts } from './funnel.js';
+import { funnelFields } from './funnel.graphql.js';
 import { campaignFilters as shape, campaignListArgs, campaignStatusFilters } from './filters.js';
 import type { CampaignRow } from './tables.js';
 
 export const FunnelRef = builder.objectRef<FunnelCounts>('Funnel').implement({
   description: 'Outbound message funnel: sent = sent+delivered+read, delivered = delivered+read, read, failed, cost (DESIGN section 6).',
-  fields: (t) => ({
-    sent: t.exposeInt('sent'),
-    delivered: t.exposeInt('delivered'),
-    read: t.exposeInt('read'),
-    failed: t.exposeInt('failed'),
-    cost: t.exposeFloat('cost'),
-  }),
+  fields: (t) => funnelFields(t),
 });
 
 export const CampaignRef = builder.objectRef<CampaignRow>('Campaign').implement({

@@ -30,6 +30,13 @@ export function dayRange(startDate?: string, endDate?: string): { from?: Date; t
 /** A LIKE pattern matching `term` literally anywhere. */
 export const containsPattern = (term: string) => `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
+/**
+ * Free text that goes into SQL as a bind parameter: PostgreSQL text cannot hold a NUL byte
+ * (the server would fail the query), so it is a validation error here instead of a 500.
+ */
+export const sqlText = (min: number, max: number) =>
+  z.string().min(min).max(max).regex(/^[^\u0000]*$/, { message: 'must not contain NUL characters' });
+
 /** Each filter once; GraphQL arguments validate with these, the service parses the whole set. */
 export const messageFilters = {
   appId: z.uuid(),
@@ -37,11 +44,11 @@ export const messageFilters = {
   after: z.string().max(512),
   status: z.enum(messageStatuses),
   direction: z.enum(directions),
-  channel: z.string().max(100),
-  messageType: z.string().max(100),
-  source: z.string().max(100),
-  destination: z.string().max(100),
-  search: z.string().min(1).max(200),
+  channel: sqlText(0, 100),
+  messageType: sqlText(0, 100),
+  source: sqlText(0, 100),
+  destination: sqlText(0, 100),
+  search: sqlText(1, 200),
   startDate: isoDay,
   endDate: isoDay,
 };
@@ -77,8 +84,8 @@ export const campaignFilters = {
   first: messageFilters.first,
   after: messageFilters.after,
   status: z.array(z.enum(campaignStatusFilters)).max(7),
-  search: z.string().min(1).max(200),
-  tags: z.array(z.string().min(1).max(100)).max(50),
+  search: sqlText(1, 200),
+  tags: z.array(sqlText(1, 100)).max(50),
   startDate: isoDay,
   endDate: isoDay,
   createdFrom: z.date(),

@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { messages } from './tables.js';
+import { campaignRollups, messages } from './tables.js';
 
 // DESIGN section 6: the funnel over outbound messages.
 export const funnel = {
@@ -20,6 +20,28 @@ export function funnelColumns() {
     failed: sql<number>`count(*) filter (where ${messages.status} in (${inList(funnel.failed)}))::int`,
     cost: sql<number>`coalesce(sum(${messages.cost}), 0)::float8`,
   } satisfies Record<string, SQL>;
+}
+
+/** funnelColumns() summed over campaign_rollups rows instead of messages. */
+export function rollupFunnel() {
+  const t = campaignRollups;
+  return {
+    sent: sql<number>`coalesce(sum(${t.sent}), 0)::int`,
+    delivered: sql<number>`coalesce(sum(${t.delivered}), 0)::int`,
+    read: sql<number>`coalesce(sum(${t.read}), 0)::int`,
+    failed: sql<number>`coalesce(sum(${t.failed}), 0)::int`,
+    cost: sql<number>`coalesce(sum(${t.cost}), 0)::float8`,
+  } satisfies Record<string, SQL>;
+}
+
+/**
+ * One message's contribution to the funnel as 0/1 columns (sent, delivered, read, failed) and
+ * its cost: rows of this shape sum to the same figures as funnelColumns(). The rollup triggers
+ * (migration analytics_rollup_triggers) compute the same, in SQL of their own.
+ */
+export function funnelFlags(status: SQL | typeof messages.status, cost: SQL | typeof messages.cost) {
+  return sql`(${status} in (${inList(funnel.sent)}))::int as sent, (${status} in (${inList(funnel.delivered)}))::int as delivered,
+    (${status} in (${inList(funnel.read)}))::int as read, (${status} in (${inList(funnel.failed)}))::int as failed, ${cost} as cost`;
 }
 
 export interface FunnelCounts {

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { builder } from '../graphql/builder.js';
+import { sqlText } from './filters.js';
+import { funnelCountFields, funnelFields } from './funnel.graphql.js';
 import { dailyMetrics, summaryMetrics, type DailyMetric, type SummaryMetrics } from './metrics.service.js';
 import { tagStats, campaignTags, type TagStats } from './tags.service.js';
 
@@ -7,22 +9,14 @@ const DailyMetricRef = builder.objectRef<DailyMetric>('DailyMetric').implement({
   description: 'One calendar day of the outbound funnel in the requested time zone.',
   fields: (t) => ({
     date: t.exposeString('date', { description: 'YYYY-MM-DD in the requested time zone.' }),
-    sent: t.exposeInt('sent'),
-    delivered: t.exposeInt('delivered'),
-    read: t.exposeInt('read'),
-    failed: t.exposeInt('failed'),
-    cost: t.exposeFloat('cost'),
+    ...funnelFields(t),
   }),
 });
 
 const SummaryMetricsRef = builder.objectRef<SummaryMetrics>('SummaryMetrics').implement({
   description: 'The outbound funnel over a range, with distinct contacts.',
   fields: (t) => ({
-    sent: t.exposeInt('sent'),
-    delivered: t.exposeInt('delivered'),
-    read: t.exposeInt('read'),
-    failed: t.exposeInt('failed'),
-    cost: t.exposeFloat('cost'),
+    ...funnelFields(t),
     contacts: t.exposeInt('contacts', { description: 'Distinct user_phone.' }),
   }),
 });
@@ -31,10 +25,7 @@ const TagStatsRef = builder.objectRef<TagStats>('TagStats').implement({
   description: 'Statistics of the campaigns carrying a tag (DESIGN section 6).',
   fields: (t) => ({
     campaignCount: t.exposeInt('campaignCount'),
-    sent: t.exposeInt('sent'),
-    delivered: t.exposeInt('delivered'),
-    read: t.exposeInt('read'),
-    failed: t.exposeInt('failed'),
+    ...funnelCountFields(t),
     lastUsed: t.expose('lastUsed', { type: 'DateTime', description: 'created_at of the newest campaign carrying the tag.' }),
   }),
 });
@@ -73,7 +64,7 @@ builder.queryFields((t) => ({
     type: TagStatsRef,
     description: 'Statistics of one tag; not_found when no campaign carries it. Scope: analytics:read.',
     authScopes: (_root, args) => analyticsScope(args.appId),
-    args: { appId: t.arg({ type: 'UUID', required: true }), tag: t.arg.string({ required: true, validate: { schema: z.string().min(1).max(100) } }) },
+    args: { appId: t.arg({ type: 'UUID', required: true }), tag: t.arg.string({ required: true, validate: { schema: sqlText(1, 100) } }) },
     resolve: (_root, args, ctx) => tagStats(ctx, args.appId, args.tag),
   }),
 }));

@@ -1,10 +1,11 @@
-import { and, eq, gte, lt, sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { validationFailed } from '../errors/app-error.js';
 import { ianaTimeZone, parseInput } from '../errors/zod-details.js';
 import type { RequestContext } from '../runtime.js';
-import { funnelColumns, type FunnelCounts } from './funnel.js';
-import { messages } from './tables.js';
+import { funnelColumns, funnelFlags, type FunnelCounts } from './funnel.js';
+import { BUCKET_MS, inRanges, localBuckets, rawMessagesIn, splitRange } from './rollups.js';
+import { contactRanges, contactRollups, messageRollups, messages } from './tables.js';
 
 const DAY_MS = 86_400_000;
 const MAX_DAYS = 400;
@@ -33,46 +34,146 @@ export interface DailyMetric extends FunnelCounts {
 
 /**
  * Outbound messages bucketed by created_at in `timezone`, every calendar day of the range
- * present (zero days included); the bucketing happens in SQL, DST days included.
+ * present (zero days included); the bucketing happens in SQL, DST days included. Whole
+ * 15-minute buckets come from message_rollups; the partial buckets at the ends of the range
+ * (and any bucket split by a local midnight, see localBuckets) from messages.
  */
 export async function dailyMetrics(ctx: RequestContext, input: z.input<typeof metricsArgs>): Promise<DailyMetric[]> {
   const args = parseInput(metricsArgs, input);
   const { start, end } = range(args);
   const tz = args.timezone;
-  const f = funnelColumns();
-  const result = await ctx.runtime.database.db.execute(sql`
+  const { inner, edges } = splitRange(start, end);
+  const { db } = ctx.runtime.database;
+  const result = await db.execute(sql`
     with days as (
       select d::date as day
       from generate_series((${start.toISOString()}::timestamptz at time zone ${tz})::date,
                            ((${end.toISOString()}::timestamptz - interval '1 microsecond') at time zone ${tz})::date,
                            interval '1 day') as d
     ),
+    rolled as (${localBuckets(args.appId, inner, tz)}),
+    contributions as (
+      select day, sent, delivered, read, failed, cost from rolled where whole
+      union all
+      select (${messages.createdAt} at time zone ${tz})::date, ${funnelFlags(messages.status, messages.cost)}
+      from ${rawMessagesIn(args.appId, edges)}
+    ),
     buckets as (
-      select (${messages.createdAt} at time zone ${tz})::date as day,
-             ${f.sent} as sent, ${f.delivered} as delivered, ${f.read} as read, ${f.failed} as failed, ${f.cost} as cost
-      from ${messages}
-      where ${and(eq(messages.appId, args.appId), eq(messages.direction, 'outbound'), gte(messages.createdAt, start), lt(messages.createdAt, end))}
-      group by 1
+      select day, sum(sent) as sent, sum(delivered) as delivered, sum(read) as read, sum(failed) as failed, sum(cost) as cost
+      from contributions group by day
     )
     select to_char(days.day, 'YYYY-MM-DD') as date,
            coalesce(b.sent, 0)::int as sent, coalesce(b.delivered, 0)::int as delivered, coalesce(b.read, 0)::int as read,
-           coalesce(b.failed, 0)::int as failed, coalesce(b.cost, 0)::float8 as cost
+           coalesce(b.failed, 0)::int as failed, b.cost::text as cost,
+           (select string_agg(to_char(bucket_start at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'), ',') from rolled where not whole) as split
     from days left join buckets b on b.day = days.day
     order by days.day`);
-  return rowsOf<DailyMetric>(result).map((r) => ({ ...r, cost: Number(r.cost) }));
+  const rows = rowsOf<Omit<DailyMetric, 'cost'> & { cost: string | null; split: string | null }>(result);
+  const split = rows[0]?.split;
+  if (split) {
+    // Buckets a local midnight cuts in two (offsets off the quarter hour): their messages, by local day.
+    const extra = rowsOf<Omit<DailyMetric, 'cost'> & { cost: string }>(
+      await db.execute(sql`
+        select to_char((${messages.createdAt} at time zone ${tz})::date, 'YYYY-MM-DD') as date, ${funnelColumns().sent} as sent,
+               ${funnelColumns().delivered} as delivered, ${funnelColumns().read} as read, ${funnelColumns().failed} as failed,
+               coalesce(sum(${messages.cost}), 0)::text as cost
+        from ${rawMessagesIn(args.appId, split.split(',').map((from) => ({ from, to: new Date(Date.parse(from) + BUCKET_MS).toISOString() })))}
+        group by 1`),
+    );
+    const byDate = new Map(rows.map((r) => [r.date, r]));
+    for (const x of extra) {
+      const day = byDate.get(x.date)!;
+      Object.assign(day, {
+        sent: day.sent + x.sent,
+        delivered: day.delivered + x.delivered,
+        read: day.read + x.read,
+        failed: day.failed + x.failed,
+        cost: addDecimals(day.cost ?? '0', x.cost),
+      });
+    }
+  }
+  return rows.map(({ split: _split, ...r }) => ({ ...r, cost: Number(r.cost ?? 0) }));
+}
+
+/**
+ * Exact sum of two non-negative decimal strings (numeric sums from SQL): summing in float could
+ * differ in the last bit from the database's numeric sum that the raw definition produces.
+ */
+function addDecimals(a: string, b: string): string {
+  const scale = Math.max(a.split('.')[1]?.length ?? 0, b.split('.')[1]?.length ?? 0);
+  const units = (v: string) => {
+    const [whole, fraction = ''] = v.split('.');
+    return BigInt(whole! + fraction.padEnd(scale, '0'));
+  };
+  const digits = (units(a) + units(b)).toString().padStart(scale + 1, '0');
+  return scale ? `${digits.slice(0, -scale)}.${digits.slice(-scale)}` : digits;
 }
 
 export interface SummaryMetrics extends FunnelCounts {
   contacts: number;
 }
 
+/**
+ * Contacts that span the range (first seen before it, last seen after it) are probed one by one
+ * for a message inside it; when there are many, one distinct over the range's messages is
+ * cheaper. The ratio is the cost of a probe against a row of the distinct, roughly.
+ */
+const PROBE_COST_IN_ROWS = 8;
+
+/**
+ * The funnel over [start, end) from message_rollups plus the partial buckets at its ends, and
+ * contacts (distinct user_phone) exactly, from contact_rollups and contact_ranges (see their
+ * comments in tables.ts).
+ */
 export async function summaryMetrics(ctx: RequestContext, input: z.input<typeof metricsArgs>): Promise<SummaryMetrics> {
   const args = parseInput(metricsArgs, input);
   const { start, end } = range(args);
-  const [row] = await ctx.runtime.database.db
-    .select({ ...funnelColumns(), contacts: sql<number>`count(distinct ${messages.userPhone})::int` })
-    .from(messages)
-    .where(and(eq(messages.appId, args.appId), eq(messages.direction, 'outbound'), gte(messages.createdAt, start), lt(messages.createdAt, end)));
+  const { inner, edges } = splitRange(start, end);
+  const [s, e, app] = [sql`${start.toISOString()}::timestamptz`, sql`${end.toISOString()}::timestamptz`, args.appId];
+  const f = funnelColumns();
+  const inRange = sql`${messages.createdAt} >= ${s} and ${messages.createdAt} < ${e}`;
+  const contacts = (where: SQL) => sql`(select count(*) from ${contactRanges} where ${contactRanges.appId} = ${app} and ${where})`;
+  // Last seen inside the range (whole buckets from contact_rollups, the partial ones at the ends
+  // from contact_ranges), plus first seen inside it and last seen after it. Only evaluated when
+  // used: PostgreSQL runs an uncorrelated subquery (an InitPlan) on first reference.
+  const certain = sql`(
+    (select coalesce(sum(${contactRollups.contacts}), 0) from ${contactRollups}
+     where ${contactRollups.appId} = ${app} and ${contactRollups.bucketStart} >= ${inner.from}::timestamptz
+       and ${contactRollups.bucketStart} < ${inner.to}::timestamptz)
+    + (select count(*) from ${contactRanges} where ${contactRanges.appId} = ${app} and ${inRanges(contactRanges.lastSeen, edges)})
+    + ${contacts(sql`${contactRanges.firstSeen} >= ${s} and ${contactRanges.firstSeen} < ${e} and ${contactRanges.lastSeen} >= ${e}`)})`;
+  const result = await ctx.runtime.database.db.execute(sql`
+    with rolled as (
+      select coalesce(sum(${messageRollups.sent}), 0) as sent, coalesce(sum(${messageRollups.delivered}), 0) as delivered,
+             coalesce(sum(${messageRollups.read}), 0) as read, coalesce(sum(${messageRollups.failed}), 0) as failed,
+             coalesce(sum(${messageRollups.cost}), 0) as cost
+      from ${messageRollups}
+      where ${messageRollups.appId} = ${app} and ${messageRollups.bucketStart} >= ${inner.from}::timestamptz
+        and ${messageRollups.bucketStart} < ${inner.to}::timestamptz
+    ),
+    raw as (
+      select ${f.sent} as sent, ${f.delivered} as delivered, ${f.read} as read, ${f.failed} as failed,
+             coalesce(sum(${messages.cost}), 0) as cost
+      from ${rawMessagesIn(app, edges)}
+    ),
+    seen as (
+      select ${contacts(sql`${contactRanges.lastSeen} >= ${e} and ${contactRanges.firstSeen} < ${s}`)} as spanning
+    )
+    select (rolled.sent + raw.sent)::int as sent, (rolled.delivered + raw.delivered)::int as delivered,
+           (rolled.read + raw.read)::int as read, (rolled.failed + raw.failed)::int as failed,
+           (rolled.cost + raw.cost)::float8 as cost,
+           (case
+              when seen.spanning = 0 then ${certain}
+              when seen.spanning * ${PROBE_COST_IN_ROWS} <= rolled.sent + rolled.failed + raw.sent + raw.failed then ${certain} + (
+                select count(*) from ${contactRanges}
+                where ${contactRanges.appId} = ${app} and ${contactRanges.lastSeen} >= ${e} and ${contactRanges.firstSeen} < ${s}
+                  and exists (select 1 from ${messages} where ${messages.appId} = ${app} and ${messages.userPhone} = ${contactRanges.userPhone}
+                              and ${messages.direction} = 'outbound' and ${inRange}))
+              else (select count(distinct ${messages.userPhone}) from ${messages}
+                    where ${messages.appId} = ${app} and ${messages.direction} = 'outbound' and ${inRange})
+            end)::int as contacts
+    from rolled, raw, seen`);
+  const [row] = rowsOf<SummaryMetrics>(result);
   return { sent: row!.sent, delivered: row!.delivered, read: row!.read, failed: row!.failed, cost: Number(row!.cost), contacts: row!.contacts };
 }
 

@@ -73,6 +73,8 @@ export async function seedAnalytics(options: SeedOptions) {
   }
   await db.insert(campaigns).values(campaignRows);
   await db.insert(templates).values(templateRows(appId, now));
+  // Fresh planner statistics: PGlite has no autovacuum, and PostgreSQL's comes later.
+  await db.execute(sql`analyze messages, campaigns, templates, message_rollups, campaign_rollups, contact_ranges, contact_rollups`);
   return { messages: done, campaigns: campaignRows.length, templates: 3 };
 
   function messageRow(n: number): MessageInsert {

@@ -42,7 +42,55 @@ export const messages = pgTable(
     index('messages_app_direction_created_idx').on(t.appId, t.direction, t.createdAt, t.id),
     index('messages_app_campaign_idx').on(t.appId, t.campaignId),
     index('messages_app_phone_idx').on(t.appId, t.userPhone),
+    // A contact's outbound messages in time order: the rollup triggers recompute a contact's
+    // first/last outbound message from it, and summary `contacts` probes it (contact_ranges).
+    index('messages_app_outbound_phone_idx').on(t.appId, t.userPhone, t.createdAt).where(sql`${t.direction} = 'outbound'`),
   ],
+);
+
+/*
+ * Pre-aggregated outbound funnels, maintained by statement-level triggers on `messages`
+ * (migration analytics_rollup_triggers) so that every writer keeps them exact with no code of
+ * its own. Counts follow the funnel of DESIGN section 6 (sent = sent+delivered+read, ...).
+ */
+const funnelCounts = () => ({
+  sent: integer('sent').notNull().default(0),
+  delivered: integer('delivered').notNull().default(0),
+  read: integer('read').notNull().default(0),
+  failed: integer('failed').notNull().default(0),
+  // numeric, unscaled: the sum of numeric(14,6) costs stays exact, equal to summing the rows.
+  cost: numeric('cost', { mode: 'string' }).notNull().default('0'),
+});
+
+/**
+ * Outbound messages per app and 15-minute bucket of created_at (UTC quarter hours): every
+ * modern IANA offset (+05:30, +05:45 included) is a multiple of 15 minutes, so a local day is
+ * a whole number of buckets; the metrics queries detect and read raw rows for any bucket that
+ * is not (historical offsets like LMT) and for the partial buckets at the ends of a range.
+ */
+export const messageRollups = pgTable(
+  'message_rollups',
+  {
+    appId: uuid('app_id')
+      .notNull()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    bucketStart: ts('bucket_start').notNull(),
+    ...funnelCounts(),
+  },
+  (t) => [primaryKey({ columns: [t.appId, t.bucketStart] })],
+);
+
+/** Outbound messages per app and campaign, over all time: tag stats and campaign.stats. */
+export const campaignRollups = pgTable(
+  'campaign_rollups',
+  {
+    appId: uuid('app_id')
+      .notNull()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    campaignId: uuid('campaign_id').notNull(),
+    ...funnelCounts(),
+  },
+  (t) => [primaryKey({ columns: [t.appId, t.campaignId] })],
 );
 
 export const campaigns = pgTable(
@@ -92,6 +140,46 @@ export const templates = pgTable(
     updatedAt: ts('updated_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.appId, t.id] }), index('templates_app_created_idx').on(t.appId, t.createdAt, t.id)],
+);
+
+/**
+ * Each contact's first and last outbound message per app (trigger-maintained). Summary
+ * `contacts` (distinct user_phone over a range) cannot be summed from buckets; with these it is
+ * exact without a distinct over every message of the range: a contact last seen inside the
+ * range counts; one first seen inside it and last seen after counts; one spanning the whole
+ * range counts if it has a message inside (an index probe; none when the range ends now).
+ */
+export const contactRanges = pgTable(
+  'contact_ranges',
+  {
+    appId: uuid('app_id')
+      .notNull()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    userPhone: text('user_phone').notNull(),
+    firstSeen: ts('first_seen').notNull(),
+    lastSeen: ts('last_seen').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.appId, t.userPhone] }),
+    index('contact_ranges_app_last_idx').on(t.appId, t.lastSeen, t.firstSeen),
+  ],
+);
+
+/**
+ * How many contacts have their last outbound message in each 15-minute bucket (a trigger on
+ * contact_ranges keeps it): "last seen inside the range", the bulk of summary `contacts`, is a
+ * sum over buckets instead of a count over every contact.
+ */
+export const contactRollups = pgTable(
+  'contact_rollups',
+  {
+    appId: uuid('app_id')
+      .notNull()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    bucketStart: ts('bucket_start').notNull(),
+    contacts: integer('contacts').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.appId, t.bucketStart] })],
 );
 
 export type MessageRow = typeof messages.$inferSelect;

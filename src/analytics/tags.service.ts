@@ -1,9 +1,9 @@
 import { and, arrayContains, eq, inArray, sql } from 'drizzle-orm';
 import { notFound } from '../errors/app-error.js';
 import type { RequestContext } from '../runtime.js';
-import { funnelColumns, type FunnelCounts } from './funnel.js';
+import { rollupFunnel, type FunnelCounts } from './funnel.js';
 import { rowsOf } from './metrics.service.js';
-import { campaigns, messages } from './tables.js';
+import { campaignRollups, campaigns } from './tables.js';
 
 /** Distinct campaign tags of an app, sorted. */
 export async function campaignTags(ctx: RequestContext, appId: string): Promise<string[]> {
@@ -30,16 +30,11 @@ export async function tagStats(ctx: RequestContext, appId: string, tag: string):
     .from(campaigns)
     .where(tagged);
   if (!usage || usage.campaignCount === 0 || !usage.lastUsed) throw notFound('Tag');
-  const f = funnelColumns();
+  // Per-campaign funnels come from campaign_rollups (trigger-maintained), not from messages.
   const [counts] = await db
-    .select({ sent: f.sent, delivered: f.delivered, read: f.read, failed: f.failed })
-    .from(messages)
-    .where(
-      and(
-        eq(messages.appId, appId),
-        eq(messages.direction, 'outbound'),
-        inArray(messages.campaignId, db.select({ id: campaigns.id }).from(campaigns).where(tagged)),
-      ),
-    );
-  return { campaignCount: usage.campaignCount, lastUsed: new Date(usage.lastUsed), ...counts! };
+    .select(rollupFunnel())
+    .from(campaignRollups)
+    .where(and(eq(campaignRollups.appId, appId), inArray(campaignRollups.campaignId, db.select({ id: campaigns.id }).from(campaigns).where(tagged))));
+  const { sent, delivered, read, failed } = counts!;
+  return { campaignCount: usage.campaignCount, lastUsed: new Date(usage.lastUsed), sent, delivered, read, failed };
 }

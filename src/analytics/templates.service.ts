@@ -2,12 +2,12 @@ import { and, desc, eq, ilike, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { notFound } from '../errors/app-error.js';
 import type { RequestContext } from '../runtime.js';
-import { containsPattern, pageSize } from './filters.js';
+import { containsPattern, pageSize, sqlText } from './filters.js';
 import { afterCursor, toPage, type Page } from './pagination.js';
 import { templates, type TemplateRow } from './tables.js';
 
 const LIST = 'templates';
-const text = (max: number) => z.string().min(1).max(max);
+const text = (max: number) => sqlText(1, max);
 
 export const templateFilters = {
   first: z.number().int().min(1).max(200),

@@ -66,6 +66,8 @@ describe('GET /analytics/{appId}/campaigns', () => {
     ['?limit=500', 'limit', 'too_big'],
     ['?cursor=xyz', 'cursor', 'invalid_value'],
     ['?startDate=03/02/2026', 'startDate', 'invalid_format'],
+    ['?search=spr%00ing', 'search', 'invalid_format'],
+    ['?tags=a%00b', 'tags.0', 'invalid_format'],
   ])('%s is 400 validation_error on %s', async (query, field, code) => {
     const res = await get(query);
     expect(res.status).toBe(400);
@@ -122,6 +124,7 @@ describe('POST /analytics/{appId}/campaigns/search', () => {
     [{ filter: { status: ['nope'] } }, 'filter.status.0', 'invalid_value'],
     [{ filter: { tags: 'spring' } }, 'filter.tags', undefined],
     [{ limit: 'ten' }, 'limit', 'invalid_type'],
+    [{ filter: { name: 'a\u0000b' } }, 'filter.name', 'invalid_format'],
     [{ filter: { startDate: '2026-03-10T00:00:00Z', endDate: '2026-03-01T00:00:00Z' } }, 'filter.endDate', 'invalid_value'],
   ])('%j is 400 validation_error on %s', async (body, field, code) => {
     const res = await search(body);

@@ -29,6 +29,15 @@ describe('GET /analytics/{appId}/messages: bad input is 400 validation_error nam
     ['?endDate=yesterday', 'endDate', 'invalid_format'],
     ['?startDate=2026-03-05&endDate=2026-03-01', 'endDate', 'invalid_value'],
     [`?search=${'x'.repeat(201)}`, 'search', 'too_long'],
+    [`?channel=${'x'.repeat(101)}`, 'channel', 'too_long'],
+    [`?messageType=${'x'.repeat(101)}`, 'messageType', 'too_long'],
+    [`?source=${'x'.repeat(101)}`, 'source', 'too_long'],
+    [`?destination=${'x'.repeat(101)}`, 'destination', 'too_long'],
+    ['?channel=whats%00app', 'channel', 'invalid_format'],
+    ['?messageType=te%00xt', 'messageType', 'invalid_format'],
+    ['?source=%00', 'source', 'invalid_format'],
+    ['?destination=crm%00', 'destination', 'invalid_format'],
+    ['?search=447%00', 'search', 'invalid_format'],
   ])('%s', async (query, field, code) => {
     const res = await list(tenant.appId, query);
     expect(res.status).toBe(400);

@@ -52,6 +52,21 @@ describe('seed', () => {
     expect(orphans[0]!.n).toBe(0);
   });
 
+  it('fills the rollups through the triggers, equal to the messages', async () => {
+    const db = server.runtime.database.db;
+    const result = await db.execute(sql`
+      select (select count(*) filter (where status in ('sent', 'delivered', 'read'))::int from messages where app_id = ${tenant.appId} and direction = 'outbound') as raw,
+             (select sum(sent)::int from message_rollups where app_id = ${tenant.appId}) as buckets,
+             (select sum(sent)::int from campaign_rollups where app_id = ${tenant.appId}) as by_campaign,
+             (select count(*) filter (where status in ('sent', 'delivered', 'read'))::int from messages
+               where app_id = ${tenant.appId} and direction = 'outbound' and campaign_id is not null) as raw_campaigns,
+             (select count(distinct user_phone)::int from messages where app_id = ${tenant.appId} and direction = 'outbound') as raw_contacts,
+             (select sum(contacts)::int from contact_rollups where app_id = ${tenant.appId}) as contacts`);
+    const [row] = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as Array<Record<string, number>>;
+    expect(row!.raw).toBeGreaterThan(0);
+    expect(row).toEqual({ raw: row!.raw, buckets: row!.raw, by_campaign: row!.raw_campaigns, raw_campaigns: row!.raw_campaigns, raw_contacts: row!.raw_contacts, contacts: row!.raw_contacts });
+  });
+
   it('gives the analytics endpoints realistic answers', async () => {
     const summary = await request(`${server.url}/api/v1/analytics/${tenant.appId}/metrics/summary?startDate=${new Date(Date.now() - 91 * 86_400_000).toISOString()}`, {
       token: tenant.accessToken,

@@ -48,6 +48,16 @@ describe('GET /analytics/{appId}/templates', () => {
     expect(res.body.data.map((t: any) => t.name)).toEqual(names);
   });
 
+  it('a NUL byte in a filter is 400 validation_error, not a database error', async () => {
+    const res = await get('/templates?search=order%00');
+    expect(res.status).toBe(400);
+    expectErrorEnvelope(res.body, 'validation_error');
+    expect(res.body.error.details).toContainEqual({ field: 'search', code: 'invalid_format', message: expect.any(String) });
+    const tag = await get('/tags/vi%00p/stats');
+    expect(tag.status).toBe(400);
+    expect(tag.body.error.details).toContainEqual({ field: 'tag', code: 'invalid_format', message: expect.any(String) });
+  });
+
   it('the detail adds button_count and quick_reply_count', async () => {
     const res = await get(`/templates/${template(2).id}`);
     expect(res.status).toBe(200);

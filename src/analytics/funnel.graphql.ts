@@ -1,0 +1,19 @@
+import { builder } from '../graphql/builder.js';
+import type { FunnelCounts } from './funnel.js';
+
+type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+type FieldBuilder<Shape> = PothosSchemaTypes.ObjectFieldBuilder<Types, Shape>;
+
+/** The funnel counts of DESIGN section 6 (sent, delivered, read, failed) of any object type carrying them. */
+export const funnelCountFields = <Shape extends Omit<FunnelCounts, 'cost'>>(t: FieldBuilder<Shape>) => ({
+  sent: t.int({ resolve: (parent) => parent.sent }),
+  delivered: t.int({ resolve: (parent) => parent.delivered }),
+  read: t.int({ resolve: (parent) => parent.read }),
+  failed: t.int({ resolve: (parent) => parent.failed }),
+});
+
+/** The counts and cost: Funnel, DailyMetric and SummaryMetrics share them. */
+export const funnelFields = <Shape extends FunnelCounts>(t: FieldBuilder<Shape>) => ({
+  ...funnelCountFields(t),
+  cost: t.float({ resolve: (parent) => parent.cost }),
+});
