@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
+import { excludedSet } from '../db/raw.js';
 import type { ImportType } from '../importer/ndjson.js';
 import { directions, messageStatuses } from './filters.js';
 import { campaigns, messages, templates } from './tables.js';
@@ -65,7 +66,6 @@ const templateRecord = z.strictObject({
 });
 
 /** Upsert on (app_id, id): every column but the key takes the imported value. */
-const excluded = (columns: string[]) => Object.fromEntries(columns.map((c) => [c, sql.raw(`excluded.${c}`)]));
 
 export const messageImport: ImportType<typeof messageRecord> = {
   type: 'message',
@@ -100,11 +100,7 @@ export const messageImport: ImportType<typeof messageRecord> = {
       )
       .onConflictDoUpdate({
         target: [messages.appId, messages.id],
-        set: excluded([
-          'source', 'destination', 'provider_from', 'provider_to', 'channel', 'direction', 'message_type', 'user_phone',
-          'conversation_key', 'provider_message_id', 'status', 'sent_at', 'failed_at', 'delivered_at', 'read_at',
-          'error_message', 'campaign_id', 'cost', 'created_at',
-        ]),
+        set: excludedSet(messages, ['source', 'destination', 'providerFrom', 'providerTo', 'channel', 'direction', 'messageType', 'userPhone', 'conversationKey', 'providerMessageId', 'status', 'sentAt', 'failedAt', 'deliveredAt', 'readAt', 'errorMessage', 'campaignId', 'cost', 'createdAt']),
       });
   },
 };
@@ -129,7 +125,7 @@ export const campaignImport: ImportType<typeof campaignRecord> = {
       )
       .onConflictDoUpdate({
         target: [campaigns.appId, campaigns.id],
-        set: excluded(['name', 'status', 'total_contacts', 'sent_count', 'tags', 'created_at']),
+        set: excludedSet(campaigns, ['name', 'status', 'totalContacts', 'sentCount', 'tags', 'createdAt']),
       });
   },
 };
@@ -165,11 +161,7 @@ export const templateImport: ImportType<typeof templateRecord> = {
       )
       .onConflictDoUpdate({
         target: [templates.appId, templates.id],
-        set: excluded([
-          'name', 'category', 'language', 'status', 'header_type', 'header_text', 'body_text', 'body_variables',
-          'footer_text', 'buttons', 'provider_template_id', 'provider_status', 'provider_rejection_reason',
-          'provider_quality', 'created_at', 'updated_at',
-        ]),
+        set: excludedSet(templates, ['name', 'category', 'language', 'status', 'headerType', 'headerText', 'bodyText', 'bodyVariables', 'footerText', 'buttons', 'providerTemplateId', 'providerStatus', 'providerRejectionReason', 'providerQuality', 'createdAt', 'updatedAt']),
       });
   },
 };
