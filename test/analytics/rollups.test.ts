@@ -220,7 +220,7 @@ describe('rollups equal the raw-SQL definition', () => {
     await db().execute(sql`delete from apps where id = ${doomed.appId}`);
     expect(Number(await count())).toBe(0);
     await expectTablesExact('app deleted');
-    await db().execute(sql`truncate messages`);
+    await db().execute(sql`truncate messages cascade`);
     expect(
       await query(sql`select 1 from message_rollups union all select 1 from campaign_rollups union all select 1 from contact_ranges
         union all select 1 from contact_rollups where contacts <> 0`),
