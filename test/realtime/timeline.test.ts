@@ -94,8 +94,11 @@ describe('scheduledCallTimeline and scheduledCallEvents over graphql-sse', () =>
     const first = subscribe(server.url, tenant.accessToken, TIMELINE, { app: tenant.appId, id });
     await settle();
     await a.patch(id, { guestName: 'One' });
-    await first.until(1);
-    const last = first.received[0]!.data!.scheduledCallTimeline!.id;
+    // NOTIFY arrives asynchronously: the booking's `created` may still reach a subscriber that
+    // started right after it committed, so look for the update rather than take the first event.
+    const deadline = Date.now() + 5000;
+    while (!first.received.some((r) => r.data?.scheduledCallTimeline?.eventType === 'updated') && Date.now() < deadline) await settle();
+    const last = first.received.find((r) => r.data?.scheduledCallTimeline?.eventType === 'updated')!.data!.scheduledCallTimeline!.id;
     first.close();
     // Missed while disconnected:
     await a.patch(id, { guestName: 'Two' });
