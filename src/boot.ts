@@ -5,6 +5,7 @@ import { openDatabase } from './db/client.js';
 import { runMigrations } from './db/migrate.js';
 import type { Logger } from './log.js';
 import type { Runtime } from './runtime.js';
+import { WebhookWorker } from './webhooks/worker.js';
 
 /** Opens storage, applies migrations and loads the shared signing keys. */
 export async function createRuntime(config: Config, logger: Logger): Promise<Runtime> {
@@ -19,6 +20,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
       keys,
       tokens: { issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE, ttlSeconds: config.TOKEN_TTL_SECONDS },
       rateLimits: new RateLimits(config, logger),
+      webhooks: new WebhookWorker({ database, logger, config }),
     };
   } catch (error) {
     await database.close().catch(() => {});
@@ -27,6 +29,8 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
 }
 
 export async function closeRuntime(runtime: Runtime): Promise<void> {
+  // Undelivered webhooks stay in the outbox for the next start.
+  await runtime.webhooks.stop();
   await runtime.rateLimits.close();
   await runtime.database.close();
 }

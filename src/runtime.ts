@@ -4,6 +4,7 @@ import type { AuthContext, TokenSettings } from './auth/tokens.js';
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import type { Logger } from './log.js';
+import type { WebhookWorker } from './webhooks/worker.js';
 
 /** Process-wide dependencies, built once in main.ts (or by the test server). */
 export interface Runtime {
@@ -13,6 +14,8 @@ export interface Runtime {
   keys: SigningKeys;
   tokens: TokenSettings;
   rateLimits: RateLimits;
+  /** Outbound webhooks and reminders; polling starts with the servers (startServers). */
+  webhooks: WebhookWorker;
 }
 
 /** What a service call knows about its caller: the GraphQL context and the service `ctx`. */

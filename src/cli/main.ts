@@ -10,6 +10,7 @@ import { UsageError } from './args.js';
 import { clientsCreate } from './clients-create.js';
 import { importCommand } from './import.js';
 import { seedCommand } from './seed.js';
+import { webhooksCreate } from './webhooks-create.js';
 
 type Command = (runtime: Runtime, argv: string[]) => Promise<unknown>;
 
@@ -19,13 +20,15 @@ const commands: Record<string, Command> = {
   'clients create': clientsCreate,
   import: importCommand,
   seed: seedCommand,
+  'webhooks create': webhooksCreate,
 };
 
 const usage = `usage: npm run cli -- <command>
   apps create --name NAME [--timezone IANA]
   clients create --app ID [--app ID ...] --scopes s1,s2 [--rate minute=N,hour=N,day=N] [--name NAME]
   import --app ID FILE|-
-  seed --app ID --messages N [--seed N]`;
+  seed --app ID --messages N [--seed N]
+  webhooks create --app ID --url URL --events e1,e2 [--description TEXT]`;
 
 async function main(argv: string[]): Promise<number> {
   const key = [`${argv[0]} ${argv[1]}`, argv[0]].find((k) => k && k in commands);

@@ -4,3 +4,4 @@ export * from '../auth/tables.js';
 export * from '../analytics/tables.js';
 export * from '../video/tables.js';
 export * from '../scheduling/tables.js';
+export * from '../webhooks/tables.js';

@@ -9,6 +9,7 @@ import '../scheduling/agents.graphql.js';
 import '../scheduling/availability.graphql.js';
 import '../scheduling/calls.graphql.js';
 import '../video/graphql.js';
+import '../webhooks/graphql.js';
 import { builder } from './builder.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -2,6 +2,7 @@ import { and, asc, eq, inArray } from 'drizzle-orm';
 import DataLoader from 'dataloader';
 import type { Queryable, Tx } from '../db/client.js';
 import { loader, type RequestContext } from '../runtime.js';
+import { enqueueWebhooks } from '../webhooks/outbox.js';
 import { scheduledCallEvents, scheduledCallReminders, type ScheduledCallEventRow } from './tables.js';
 
 // The timeline of a call (SPEC "Events") and its reminders (DESIGN section 7). Every mutation
@@ -31,10 +32,13 @@ export async function appendEvents(
   at: Date,
 ): Promise<ScheduledCallEventRow[]> {
   if (events.length === 0) return [];
-  return tx
+  const rows = await tx
     .insert(scheduledCallEvents)
     .values(events.map((e) => ({ appId: call.appId, callId: call.id, ...actor, eventType: e.eventType, payload: e.payload, createdAt: at })))
     .returning();
+  // The outbox: webhook deliveries commit (or roll back) with the events they announce.
+  await enqueueWebhooks(tx, call.appId, rows);
+  return rows;
 }
 
 /** A page of calls' timelines in one query (PITFALLS: DataLoader per request). */
