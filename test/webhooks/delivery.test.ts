@@ -4,25 +4,15 @@ import { WebhookWorker } from '../../src/webhooks/worker.js';
 import { gql } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { futureDay } from '../scheduling/fixtures.js';
-import { booking, deliveriesOf, schedulingTenant, secondsAfter, startReceiver, subscribe, verifyAt, type Receiver } from './fixtures.js';
+import { booking, deliveriesOf, schedulingTenant, secondsAfter, subscribe, verifyAt, webhookTestBed, type Receiver } from './fixtures.js';
 
 // Outbound webhooks end to end: a REST write, the outbox row written with it, the worker
 // (driven with an explicit clock: WEBHOOK_POLL_MS=0 keeps the poller off) and a real receiver.
-// The worker is global: each test has its own receiver, so another test's pending deliveries
-// never take its scripted responses.
+const bed = webhookTestBed();
 let server: TestServer;
 let receiver: Receiver;
-const receivers: Receiver[] = [];
-beforeAll(async () => {
-  server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_POLL_MS: '0' });
-});
-beforeEach(async () => {
-  receiver = await startReceiver();
-  receivers.push(receiver);
-});
-afterAll(async () => {
-  await server.close();
-  await Promise.all(receivers.map((r) => r.close()));
+beforeEach(() => {
+  ({ server, receiver } = bed);
 });
 
 const schedule = [5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400];
@@ -137,7 +127,7 @@ describe('scheduled.cancelled webhooks', () => {
     expect(await deliveriesOf(server, second.tenant.appId)).toEqual([]);
     // The second app cannot read the first app's deliveries either.
     const foreign = await gql(server.url, second.tenant.accessToken, DELIVERIES, { appId: first.tenant.appId });
-    expect(foreign.body.errors[0].extensions.code).toBe('forbidden');
+    expect(foreign.body.errors![0]!.extensions!.code).toBe('forbidden');
   });
 
   it('each timeline event maps to its webhook type; a PATCH with two changes queues two', async () => {
@@ -194,7 +184,7 @@ describe('retries', () => {
     expect(receivedFor(delivery!.id)).toHaveLength(11);
     expect((await deliveriesOf(server, tenant.appId))[0]).toMatchObject({ status: 'succeeded', attempts: 1 });
     const again = await gql(server.url, tenant.accessToken, RETRY, { appId: tenant.appId, id: delivery!.id });
-    expect(again.body.errors[0].extensions.code).toBe('conflict');
+    expect(again.body.errors![0]!.extensions!.code).toBe('conflict');
   });
 
   it('Retry-After postpones the next attempt beyond the schedule', async () => {
@@ -257,7 +247,7 @@ describe('subscriptions: validation, scopes and tenancy', () => {
     const res = await gql(server.url, tenant.accessToken, `query($appId: UUID!) { webhookSubscriptions(appId: $appId) { id url eventTypes status secret } }`, {
       appId: tenant.appId,
     });
-    expect(res.body.errors[0].message).toMatch(/secret/);
+    expect(res.body.errors![0]!.message).toMatch(/secret/);
     const list = await gql(server.url, tenant.accessToken, `query($appId: UUID!) { webhookSubscriptions(appId: $appId) { id url eventTypes status } }`, {
       appId: tenant.appId,
     });
@@ -275,8 +265,8 @@ describe('subscriptions: validation, scopes and tenancy', () => {
     const { SUBSCRIBE } = await import('./fixtures.js');
     const res = await gql(server.url, tenant.accessToken, SUBSCRIBE, { appId: tenant.appId, url: receiver.url, eventTypes: ['scheduled.cancelled'], ...change });
     expect(res.body.data).toBeNull();
-    expect(res.body.errors[0].extensions.code).toBe('validation_error');
-    expect(res.body.errors[0].extensions.details.map((d: { field: string }) => d.field)).toContain(field);
+    expect(res.body.errors![0]!.extensions!.code).toBe('validation_error');
+    expect(res.body.errors![0]!.extensions!.details.map((d: { field: string }) => d.field)).toContain(field);
   });
 
   it('needs webhooks:write and the app: every field refuses other tokens with forbidden', async () => {
@@ -304,7 +294,7 @@ describe('subscriptions: validation, scopes and tenancy', () => {
     }
     // Another app's subscription id under one's own app is not found, and stays.
     const foreignDelete = await gql(server.url, otherApp.accessToken, operations[3]![0], { appId: otherApp.appId, id });
-    expect(foreignDelete.body.errors[0].extensions.code).toBe('not_found');
+    expect(foreignDelete.body.errors![0]!.extensions!.code).toBe('not_found');
     const owned = await gql(server.url, owner.tenant.accessToken, operations[3]![0], { appId, id });
     expect(owned.body.data.deleteWebhookSubscription).toEqual({ id });
   });
@@ -324,7 +314,7 @@ describe('subscriptions: validation, scopes and tenancy', () => {
     const scheduledAt = [...page1.nodes, ...page2.nodes].map((n: any) => n.payload.data.call.scheduled_at);
     expect(scheduledAt).toEqual([futureDay(6, 8), futureDay(6, 7), futureDay(6, 6)].map((d) => d.toISOString()));
     const bad = await gql(server.url, tenant.accessToken, DELIVERIES, { appId: tenant.appId, after: 'bogus' });
-    expect(bad.body.errors[0].extensions.details[0].field).toBe('after');
+    expect(bad.body.errors![0]!.extensions!.details[0].field).toBe('after');
   });
 });
 
@@ -352,8 +342,8 @@ describe('SSRF guard at subscription time (WEBHOOK_ALLOW_PRIVATE unset)', () => 
     const tenant = await guarded.tenant();
     const { SUBSCRIBE } = await import('./fixtures.js');
     const res = await gql(guarded.url, tenant.accessToken, SUBSCRIBE, { appId: tenant.appId, url, eventTypes: ['scheduled.cancelled'] });
-    expect(res.body.errors[0].extensions.code).toBe('validation_error');
-    expect(res.body.errors[0].extensions.details).toEqual([
+    expect(res.body.errors![0]!.extensions!.code).toBe('validation_error');
+    expect(res.body.errors![0]!.extensions!.details).toEqual([
       { field: 'url', code: 'invalid_value', message: expect.stringMatching(/private, loopback or link-local|WEBHOOK_ALLOW_PRIVATE/) },
     ]);
   });

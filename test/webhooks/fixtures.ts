@@ -2,10 +2,10 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { asc, eq } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
-import { vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, vi } from 'vitest';
 import { webhookDeliveries } from '../../src/webhooks/tables.js';
 import { gql } from '../helpers/http.js';
-import type { Tenant, TestServer } from '../helpers/server.js';
+import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
 import { agent, api, everyDay, importRecords } from '../scheduling/fixtures.js';
 
 export interface Received {
@@ -111,3 +111,25 @@ export const deliveriesOf = (server: TestServer, appId: string) =>
 export const booking = (start: Date, extra: object = {}) => ({ scheduledAtUtc: start.toISOString(), durationMinutes: 30, guestName: 'Ann Lee', ...extra });
 
 export const secondsAfter = (at: Date, seconds: number) => new Date(at.getTime() + seconds * 1000);
+
+/**
+ * One server per test file with the worker's poller off (tests drive it with runOnce(now)) and
+ * loopback receivers allowed; a fresh receiver per test, so another test's pending deliveries
+ * (the worker is global) never take its scripted responses.
+ */
+export function webhookTestBed() {
+  const bed = {} as { server: TestServer; receiver: Receiver };
+  const receivers: Receiver[] = [];
+  beforeAll(async () => {
+    bed.server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_POLL_MS: '0' });
+  });
+  beforeEach(async () => {
+    bed.receiver = await startReceiver();
+    receivers.push(bed.receiver);
+  });
+  afterAll(async () => {
+    await bed.server.close();
+    await Promise.all(receivers.map((r) => r.close()));
+  });
+  return bed;
+}

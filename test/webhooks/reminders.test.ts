@@ -1,25 +1,17 @@
 import { and, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { scheduledCallReminders } from '../../src/scheduling/tables.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
 import { futureDay } from '../scheduling/fixtures.js';
-import { booking, deliveriesOf, schedulingTenant, startReceiver, subscribe, verifyAt, type Receiver } from './fixtures.js';
+import { booking, deliveriesOf, schedulingTenant, subscribe, verifyAt, webhookTestBed, type Receiver } from './fixtures.js';
 
 // DESIGN section 7: reminders 24 h and 15 min before a call, sent as `scheduled.reminder` by the
 // webhook worker; the clock is moved by passing `now` to runOnce, never by sleeping.
+const bed = webhookTestBed();
 let server: TestServer;
 let receiver: Receiver;
-const receivers: Receiver[] = [];
-beforeAll(async () => {
-  server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_POLL_MS: '0' });
-});
-beforeEach(async () => {
-  receiver = await startReceiver();
-  receivers.push(receiver);
-});
-afterAll(async () => {
-  await server.close();
-  await Promise.all(receivers.map((r) => r.close()));
+beforeEach(() => {
+  ({ server, receiver } = bed);
 });
 
 const HOUR = 3_600_000;
