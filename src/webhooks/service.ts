@@ -57,7 +57,8 @@ export async function createSubscription(
   const secret = generateWebhookSecret();
   const now = options.now ?? new Date();
   const subscription = await db.transaction(async (tx) => {
-    const [app] = await tx.select({ id: apps.id }).from(apps).where(eq(apps.id, parsed.appId)).for('update');
+    // Serializes creations per app (the cap below) without blocking inserts that reference the app.
+    const [app] = await tx.select({ id: apps.id }).from(apps).where(eq(apps.id, parsed.appId)).for('no key update');
     if (!app) throw new AppError('not_found', `Unknown app ${parsed.appId}`);
     const [existing] = await tx.select({ n: count() }).from(webhookSubscriptions).where(eq(webhookSubscriptions.appId, parsed.appId));
     if ((existing?.n ?? 0) >= MAX_SUBSCRIPTIONS_PER_APP) {
