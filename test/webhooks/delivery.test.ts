@@ -1,5 +1,7 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
+import { webhookDeliveries } from '../../src/webhooks/tables.js';
 import { WebhookWorker } from '../../src/webhooks/worker.js';
 import { gql } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -353,5 +355,65 @@ describe('SSRF guard at subscription time (WEBHOOK_ALLOW_PRIVATE unset)', () => 
     const { SUBSCRIBE } = await import('./fixtures.js');
     const res = await gql(guarded.url, tenant.accessToken, SUBSCRIBE, { appId: tenant.appId, url: 'https://93.184.215.14/hooks', eventTypes: ['scheduled.cancelled'] });
     expect(res.body.data.createWebhookSubscription.subscription.status).toBe('active');
+  });
+});
+
+describe('the poller, on the real clock', () => {
+  let live: TestServer;
+  beforeAll(async () => {
+    live = await startTestServer({ WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_POLL_MS: '50', WEBHOOK_RETRY_SCHEDULE: '0.2,0.2', WEBHOOK_TIMEOUT_MS: '500' });
+  });
+  afterAll(() => live.close());
+
+  const until = async (what: () => Promise<boolean>, ms = 20_000) => {
+    const deadline = Date.now() + ms;
+    while (!(await what())) {
+      if (Date.now() > deadline) throw new Error('timed out waiting');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+
+  it('delivers on its own: a 500, then the retry 0.2 s later succeeds', async () => {
+    const { tenant, a } = await schedulingTenant(live);
+    await subscribe(live, tenant, receiver.url, ['scheduled.cancelled']);
+    receiver.reply({ status: 500 });
+    await a.cancel((await a.create(booking(futureDay(4, 10)))).body.data.call.id);
+    await until(async () => (await deliveriesOf(live, tenant.appId))[0]?.status === 'succeeded');
+    expect(receiver.received).toHaveLength(2);
+    expect((await deliveriesOf(live, tenant.appId))[0]).toMatchObject({ attempts: 2, lastResponseCode: 200 });
+  });
+
+  it('an endpoint that never answers times out on every attempt and ends failed', async () => {
+    const { tenant, a } = await schedulingTenant(live);
+    await subscribe(live, tenant, receiver.url, ['scheduled.cancelled']);
+    receiver.hold();
+    await a.cancel((await a.create(booking(futureDay(4, 11)))).body.data.call.id);
+    await until(async () => (await deliveriesOf(live, tenant.appId))[0]?.status === 'failed');
+    expect((await deliveriesOf(live, tenant.appId))[0]).toMatchObject({ attempts: 3, lastResponseCode: null, lastError: 'no response within 500 ms' });
+    expect(receiver.received).toHaveLength(3);
+    receiver.release();
+  });
+});
+
+describe('the outbox shares the transaction of the event', () => {
+  it('an event written in a transaction that rolls back leaves no delivery', async () => {
+    const { appendEvents } = await import('../../src/scheduling/timeline.js');
+    const { tenant, a } = await schedulingTenant(server);
+    await subscribe(server, tenant, receiver.url, ['scheduled.updated']);
+    const call = (await a.create(booking(futureDay(4, 13)))).body.data.call;
+    const event = { eventType: 'updated' as const, payload: { fields: ['guest_name'] } };
+    await expect(
+      server.runtime.database.db.transaction(async (tx) => {
+        await appendEvents(tx, { appId: tenant.appId, id: call.id }, { actorType: 'system', actorId: 'system' }, [event], new Date());
+        expect(await tx.select().from(webhookDeliveries).where(eq(webhookDeliveries.appId, tenant.appId))).toHaveLength(1);
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    expect(await deliveriesOf(server, tenant.appId)).toEqual([]);
+    // Committed, the same write queues its delivery.
+    await server.runtime.database.db.transaction((tx) =>
+      appendEvents(tx, { appId: tenant.appId, id: call.id }, { actorType: 'system', actorId: 'system' }, [event], new Date()),
+    );
+    expect((await deliveriesOf(server, tenant.appId)).map((d) => d.eventType)).toEqual(['scheduled.updated']);
   });
 });
