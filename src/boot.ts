@@ -6,6 +6,7 @@ import { runMigrations } from './db/migrate.js';
 import type { Logger } from './log.js';
 import { TimelineBus } from './realtime/timeline-bus.js';
 import type { Runtime } from './runtime.js';
+import { WebhookWorker } from './webhooks/worker.js';
 
 /** Opens storage, applies migrations and loads the shared signing keys. */
 export async function createRuntime(config: Config, logger: Logger): Promise<Runtime> {
@@ -25,6 +26,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
       rateLimits: new RateLimits(config, logger),
       timeline,
       keyRefresh,
+      webhooks: new WebhookWorker({ database, logger, config }),
     };
   } catch (error) {
     await database.close().catch(() => {});
@@ -55,6 +57,8 @@ function watchSigningKeys(db: Runtime['database']['db'], keys: SigningKeys, conf
 export async function closeRuntime(runtime: Runtime): Promise<void> {
   clearInterval(runtime.keyRefresh);
   await runtime.timeline.close();
+  // Undelivered webhooks stay in the outbox for the next start.
+  await runtime.webhooks.stop();
   await runtime.rateLimits.close();
   await runtime.database.close();
 }

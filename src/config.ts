@@ -42,6 +42,17 @@ const envSchema = z.object({
     .string()
     .optional()
     .transform((v) => (v ? v.split(',').map((o) => o.trim()).filter(Boolean) : [])),
+  // Webhook worker (DESIGN section 7): poll interval (0: no poller in this process), send
+  // timeout, deliveries claimed per poll, and the retry delays in seconds after each failed
+  // attempt (Standard Webhooks' example schedule; each gets +-10% jitter).
+  WEBHOOK_POLL_MS: z.coerce.number().int().min(0).default(1000),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60000).default(15000),
+  WEBHOOK_BATCH: z.coerce.number().int().min(1).max(500).default(20),
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .regex(/^\d+(\.\d+)?(,\d+(\.\d+)?)*$/, 'comma-separated seconds, e.g. 5,300,1800')
+    .default('5,300,1800,7200,18000,36000,50400,72000,86400')
+    .transform((v) => v.split(',').map((s) => Math.round(Number(s) * 1000))),
   METRICS: flag,
 });
 

@@ -5,6 +5,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import type { Logger } from './log.js';
 import type { TimelineBus } from './realtime/timeline-bus.js';
+import type { WebhookWorker } from './webhooks/worker.js';
 
 /** Process-wide dependencies, built once in main.ts (or by the test server). */
 export interface Runtime {
@@ -18,6 +19,8 @@ export interface Runtime {
   timeline: TimelineBus;
   /** Re-reads the signing keys (rotation on any instance). */
   keyRefresh: NodeJS.Timeout;
+  /** Outbound webhooks and reminders; polling starts with the servers (startServers). */
+  webhooks: WebhookWorker;
 }
 
 /** What a service call knows about its caller: the GraphQL context and the service `ctx`. */

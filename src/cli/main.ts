@@ -11,6 +11,7 @@ import { clientsCreate, clientsRotateSecret } from './clients-create.js';
 import { importCommand } from './import.js';
 import { keysRetire, keysRotate } from './keys.js';
 import { seedCommand } from './seed.js';
+import { webhooksCreate } from './webhooks-create.js';
 
 type Command = (runtime: Runtime, argv: string[]) => Promise<unknown>;
 
@@ -23,6 +24,7 @@ const commands: Record<string, Command> = {
   'keys retire': keysRetire,
   import: importCommand,
   seed: seedCommand,
+  'webhooks create': webhooksCreate,
 };
 
 const usage = `usage: npm run cli -- <command>
@@ -32,7 +34,8 @@ const usage = `usage: npm run cli -- <command>
   keys rotate
   keys retire --kid KID
   import --app ID FILE|-
-  seed --app ID --messages N [--seed N]`;
+  seed --app ID --messages N [--seed N]
+  webhooks create --app ID --url URL --events e1,e2 [--description TEXT]`;
 
 async function main(argv: string[]): Promise<number> {
   const key = [`${argv[0]} ${argv[1]}`, argv[0]].find((k) => k && k in commands);

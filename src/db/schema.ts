@@ -5,3 +5,4 @@ export * from '../analytics/tables.js';
 export * from '../video/tables.js';
 export * from '../scheduling/tables.js';
 export * from '../sends/tables.js';
+export * from '../webhooks/tables.js';

@@ -11,6 +11,7 @@ import '../scheduling/calls.graphql.js';
 import '../scheduling/subscriptions.graphql.js';
 import '../sends/graphql.js';
 import '../video/graphql.js';
+import '../webhooks/graphql.js';
 import { builder } from './builder.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -25,6 +25,7 @@ function listen(app: Hono<HttpEnv>, port: number, hostname: string): Promise<Ser
 export async function startServers(runtime: Runtime, ports: { main: number; video: number; host: string }): Promise<RunningServers> {
   const main = await listen(createMainApp(runtime, schema, restRoutes), ports.main, ports.host);
   const video = await listen(createVideoApp(runtime, schema), ports.video, ports.host);
+  runtime.webhooks.start();
   const closeOne = (server: Server) =>
     new Promise<void>((resolve) => {
       const timer = setTimeout(() => server.closeAllConnections(), runtime.config.SHUTDOWN_GRACE_MS);
@@ -43,7 +44,7 @@ export async function startServers(runtime: Runtime, ports: { main: number; vide
     close: async () => {
       // Open SSE streams complete first, so they do not hold the listener open for the grace period.
       runtime.timeline.endStreams();
-      await Promise.all([closeOne(main), closeOne(video)]);
+      await Promise.all([closeOne(main), closeOne(video), runtime.webhooks.stop(runtime.config.SHUTDOWN_GRACE_MS)]);
     },
   };
 }

@@ -3,6 +3,7 @@ import DataLoader from 'dataloader';
 import type { Queryable, Tx } from '../db/client.js';
 import { announceEvents } from '../realtime/timeline-bus.js';
 import { loader, type RequestContext } from '../runtime.js';
+import { enqueueWebhooks } from '../webhooks/outbox.js';
 import { scheduledCallEvents, scheduledCallReminders, type ScheduledCallEventRow } from './tables.js';
 
 // The timeline of a call (SPEC "Events") and its reminders (DESIGN section 7). Every mutation
@@ -38,6 +39,8 @@ export async function appendEvents(
     .returning();
   // Subscribers on every instance see them once this transaction commits (never on rollback).
   await announceEvents(tx, rows);
+  // The outbox: webhook deliveries commit (or roll back) with the events they announce.
+  await enqueueWebhooks(tx, call.appId, rows);
   return rows;
 }
 

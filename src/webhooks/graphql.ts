@@ -1,0 +1,143 @@
+import { builder } from '../graphql/builder.js';
+import { connectionOf, pageComplexity } from '../graphql/connection.js';
+import { webhookEventTypes } from './outbox.js';
+import {
+  createSubscription,
+  deleteSubscription,
+  deliveryStatuses,
+  listDeliveries,
+  listSubscriptions,
+  retryDelivery,
+  setSubscriptionStatus,
+} from './service.js';
+import type { WebhookDeliveryRow, WebhookSubscriptionRow } from './tables.js';
+
+// Webhook subscriptions and their deliveries (DESIGN section 7). Every field: scope
+// webhooks:write and access to the app (DESIGN section 2).
+const manage = (appId: string) => ({ $all: { scope: 'webhooks:write' as const, app: appId } });
+
+const WebhookSubscription = builder.objectRef<WebhookSubscriptionRow>('WebhookSubscription').implement({
+  description: 'An endpoint of an app that receives signed webhooks (Standard Webhooks). The secret is only returned at creation.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    appId: t.exposeID('appId'),
+    url: t.exposeString('url'),
+    eventTypes: t.exposeStringList('eventTypes', { description: `Any of ${webhookEventTypes.join(', ')}.` }),
+    description: t.exposeString('description', { nullable: true }),
+    status: t.exposeString('status', { description: 'active, or disabled (by the app, or after the endpoint answered 410 Gone).' }),
+    disabledReason: t.exposeString('disabledReason', { nullable: true }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});
+
+const WebhookDelivery = builder.objectRef<WebhookDeliveryRow>('WebhookDelivery').implement({
+  description: 'One message to one subscription, retried until delivered or failed. Its id is the webhook-id header.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    subscriptionId: t.exposeID('subscriptionId'),
+    eventType: t.exposeString('eventType'),
+    payload: t.field({ type: 'JSON', description: 'The JSON body sent: {type, timestamp, data}.', resolve: (d) => d.payload }),
+    status: t.exposeString('status', { description: `One of ${deliveryStatuses.join(', ')}.` }),
+    attempts: t.exposeInt('attempts', { description: 'Attempts made so far.' }),
+    lastResponseCode: t.exposeInt('lastResponseCode', { nullable: true, description: 'HTTP status of the last attempt; null when no response came.' }),
+    lastError: t.exposeString('lastError', { nullable: true }),
+    nextAttemptAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the next attempt is due; null once succeeded or failed.',
+      resolve: (d) => (d.status === 'pending' ? d.nextAttemptAt : null),
+    }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    deliveredAt: t.expose('deliveredAt', { type: 'DateTime', nullable: true }),
+  }),
+});
+
+const CreatedWebhookSubscription = builder
+  .objectRef<{ subscription: WebhookSubscriptionRow; secret: string }>('CreatedWebhookSubscription')
+  .implement({
+    fields: (t) => ({
+      subscription: t.field({ type: WebhookSubscription, resolve: (r) => r.subscription }),
+      secret: t.exposeString('secret', { description: 'whsec_… signing secret: shown only here, keep it.' }),
+    }),
+  });
+
+const WebhookDeliveryConnection = connectionOf('WebhookDelivery', WebhookDelivery, 'A page of deliveries, newest first.');
+
+builder.queryField('webhookSubscriptions', (t) =>
+  t.field({
+    type: [WebhookSubscription],
+    description: 'The webhook subscriptions of an app (at most 50), oldest first. Scope: webhooks:write.',
+    authScopes: (_root, args) => manage(args.appId),
+    args: { appId: t.arg({ type: 'UUID', required: true }) },
+    resolve: (_root, args, ctx) => listSubscriptions(ctx.runtime.database.db, args.appId),
+  }),
+);
+
+builder.queryField('webhookDeliveries', (t) =>
+  t.field({
+    type: WebhookDeliveryConnection,
+    description: 'Deliveries of an app, newest first, optionally by status or subscription. Scope: webhooks:write.',
+    authScopes: (_root, args) => manage(args.appId),
+    complexity: pageComplexity,
+    args: {
+      appId: t.arg({ type: 'UUID', required: true }),
+      status: t.arg.string({ description: `One of ${deliveryStatuses.join(', ')}.` }),
+      subscriptionId: t.arg({ type: 'UUID' }),
+      first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).' }),
+      after: t.arg.string({ description: 'pageInfo.endCursor of the previous page.' }),
+    },
+    resolve: (_root, args, ctx) => listDeliveries(ctx.runtime.database.db, args),
+  }),
+);
+
+builder.mutationField('createWebhookSubscription', (t) =>
+  t.field({
+    type: CreatedWebhookSubscription,
+    description:
+      'Subscribes an http(s) URL to event types; URLs resolving to private or loopback addresses are refused (field url) unless WEBHOOK_ALLOW_PRIVATE=1. Returns the signing secret once. Scope: webhooks:write.',
+    authScopes: (_root, args) => manage(args.appId),
+    args: {
+      appId: t.arg({ type: 'UUID', required: true }),
+      url: t.arg.string({ required: true }),
+      eventTypes: t.arg.stringList({ required: true, description: `Any of ${webhookEventTypes.join(', ')}.` }),
+      description: t.arg.string(),
+    },
+    resolve: (_root, args, ctx) =>
+      createSubscription(ctx.runtime.database.db, { allowPrivate: ctx.runtime.config.WEBHOOK_ALLOW_PRIVATE }, args),
+  }),
+);
+
+builder.mutationField('setWebhookSubscriptionStatus', (t) =>
+  t.field({
+    type: WebhookSubscription,
+    description: 'active re-enables a subscription (e.g. after a 410); disabled stops new deliveries. Scope: webhooks:write.',
+    authScopes: (_root, args) => manage(args.appId),
+    args: {
+      appId: t.arg({ type: 'UUID', required: true }),
+      id: t.arg({ type: 'UUID', required: true }),
+      active: t.arg.boolean({ required: true }),
+    },
+    resolve: (_root, args, ctx) => setSubscriptionStatus(ctx.runtime.database.db, args.appId, args.id, args.active ? 'active' : 'disabled'),
+  }),
+);
+
+builder.mutationField('deleteWebhookSubscription', (t) =>
+  t.field({
+    type: WebhookSubscription,
+    description: 'Deletes a subscription and its deliveries (pending ones are not sent). Scope: webhooks:write.',
+    authScopes: (_root, args) => manage(args.appId),
+    args: { appId: t.arg({ type: 'UUID', required: true }), id: t.arg({ type: 'UUID', required: true }) },
+    resolve: (_root, args, ctx) => deleteSubscription(ctx.runtime.database.db, args.appId, args.id),
+  }),
+);
+
+builder.mutationField('retryWebhookDelivery', (t) =>
+  t.field({
+    type: WebhookDelivery,
+    description: 'Queues a failed delivery again, same id, with a fresh attempt budget. Scope: webhooks:write.',
+    authScopes: (_root, args) => manage(args.appId),
+    args: { appId: t.arg({ type: 'UUID', required: true }), id: t.arg({ type: 'UUID', required: true }) },
+    resolve: (_root, args, ctx) => retryDelivery(ctx.runtime.database.db, args.appId, args.id),
+  }),
+);

@@ -1,0 +1,123 @@
+import { and, arrayOverlaps, eq, inArray } from 'drizzle-orm';
+import type { Tx } from '../db/client.js';
+import { scheduledCalls, type ScheduledCallEventRow, type ScheduledCallReminderRow, type ScheduledCallRow } from '../scheduling/tables.js';
+import { webhookDeliveries, webhookSubscriptions, type WebhookMessage } from './tables.js';
+
+// The transactional outbox: a delivery row per (event, subscribed endpoint), written inside the
+// transaction that writes the event, so an event and its webhooks commit or roll back together.
+
+/** Timeline event types (SPEC "Events") and the webhook type each is announced as. */
+export const webhookTypeOf = {
+  created: 'scheduled.created',
+  rescheduled: 'scheduled.rescheduled',
+  assigned: 'scheduled.assigned',
+  updated: 'scheduled.updated',
+  cancelled: 'scheduled.cancelled',
+  completed: 'scheduled.completed',
+  no_show: 'scheduled.no_show',
+} as const satisfies Record<string, string>;
+
+/** Every type a subscription may list. */
+export const webhookEventTypes = [...Object.values(webhookTypeOf), 'scheduled.reminder'] as const;
+export type WebhookEventType = (typeof webhookEventTypes)[number];
+
+/** SPEC "Scheduled call" full record, snake_case; cancelled_at and cancellation_reason once cancelled. */
+export function callRecord(call: ScheduledCallRow): Record<string, unknown> {
+  return {
+    id: call.id,
+    app_id: call.appId,
+    assigned_agent_id: call.assignedAgentId,
+    booking_source: call.bookingSource,
+    guest_name: call.guestName,
+    guest_phone: call.guestPhone,
+    guest_email: call.guestEmail,
+    guest_timezone: call.guestTimezone,
+    scheduled_at: call.scheduledAt.toISOString(),
+    duration_minutes: call.durationMinutes,
+    app_timezone: call.appTimezone,
+    status: call.status,
+    created_at: call.createdAt.toISOString(),
+    ...(call.cancelledAt ? { cancelled_at: call.cancelledAt.toISOString(), cancellation_reason: call.cancellationReason ?? '' } : {}),
+  };
+}
+
+/** SPEC "Scheduled call timeline event", snake_case. */
+export const eventRecord = (event: ScheduledCallEventRow) => ({
+  id: event.id,
+  event_type: event.eventType,
+  actor_type: event.actorType,
+  actor_id: event.actorId,
+  payload: event.payload,
+  created_at: event.createdAt.toISOString(),
+});
+
+export const reminderRecord = (reminder: ScheduledCallReminderRow) => ({
+  id: reminder.id,
+  kind: reminder.kind,
+  due_at: reminder.dueAt.toISOString(),
+});
+
+interface Outgoing {
+  type: WebhookEventType;
+  at: Date;
+  data: Record<string, unknown>;
+}
+
+type Subscribed = { id: string; eventTypes: string[] }[];
+
+/** The app's active subscriptions listing any of the types. */
+function subscribedTo(tx: Tx, appId: string, types: string[]): Promise<Subscribed> {
+  return tx
+    .select({ id: webhookSubscriptions.id, eventTypes: webhookSubscriptions.eventTypes })
+    .from(webhookSubscriptions)
+    .where(and(eq(webhookSubscriptions.appId, appId), eq(webhookSubscriptions.status, 'active'), arrayOverlaps(webhookSubscriptions.eventTypes, types)));
+}
+
+async function insertDeliveries(tx: Tx, appId: string, subscriptions: Subscribed, messages: Outgoing[]): Promise<number> {
+  const rows = messages.flatMap((m) =>
+    subscriptions
+      .filter((s) => s.eventTypes.includes(m.type))
+      .map((s) => ({
+        appId,
+        subscriptionId: s.id,
+        eventType: m.type,
+        payload: { type: m.type, timestamp: m.at.toISOString(), data: m.data } satisfies WebhookMessage,
+        status: 'pending',
+        nextAttemptAt: m.at,
+        createdAt: m.at,
+        updatedAt: m.at,
+      })),
+  );
+  if (rows.length > 0) await tx.insert(webhookDeliveries).values(rows);
+  return rows.length;
+}
+
+/** Inserts one pending delivery per active subscription of the app that lists the message's type. */
+export async function enqueueMessages(tx: Tx, appId: string, messages: Outgoing[]): Promise<number> {
+  if (messages.length === 0) return 0;
+  const subscriptions = await subscribedTo(tx, appId, [...new Set(messages.map((m) => m.type))]);
+  return subscriptions.length === 0 ? 0 : insertDeliveries(tx, appId, subscriptions, messages);
+}
+
+/**
+ * Called by the scheduling timeline (appendEvents) in the writing transaction: each event goes
+ * to the app's endpoints subscribed to its webhook type, with the call as it is after the write.
+ * An app without a matching subscription costs one indexed query.
+ */
+export async function enqueueWebhooks(tx: Tx, appId: string, events: ScheduledCallEventRow[]): Promise<void> {
+  const typed = events.flatMap((event) => {
+    const type = webhookTypeOf[event.eventType as keyof typeof webhookTypeOf] as WebhookEventType | undefined;
+    return type ? [{ event, type }] : [];
+  });
+  if (typed.length === 0) return;
+  const subscriptions = await subscribedTo(tx, appId, [...new Set(typed.map((t) => t.type))]);
+  if (subscriptions.length === 0) return;
+  const callIds = [...new Set(typed.map((t) => t.event.callId))];
+  const calls = await tx.select().from(scheduledCalls).where(and(eq(scheduledCalls.appId, appId), inArray(scheduledCalls.id, callIds)));
+  const byId = new Map(calls.map((c) => [c.id, c]));
+  const messages = typed.flatMap(({ event, type }) => {
+    const call = byId.get(event.callId);
+    return call ? [{ type, at: event.createdAt, data: { call: callRecord(call), event: eventRecord(event) } }] : [];
+  });
+  await insertDeliveries(tx, appId, subscriptions, messages);
+}

@@ -1,0 +1,131 @@
+import { lookup } from 'node:dns/promises';
+import { BlockList, isIP } from 'node:net';
+
+// DESIGN section 7: webhook URLs that resolve to private, loopback, link-local or unique-local
+// addresses are refused unless WEBHOOK_ALLOW_PRIVATE=1. Checked when a subscription is created
+// and again on every connection the worker opens (see `guardedLookup`), so a name that
+// re-resolves to an internal address later (DNS rebinding) is refused too.
+
+const blocked = new BlockList();
+for (const [net, prefix] of [
+  ['0.0.0.0', 8], // "this network"
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10], // carrier-grade NAT
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16], // link-local, cloud metadata
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15], // benchmarking
+  ['224.0.0.0', 4], // multicast
+  ['240.0.0.0', 4], // reserved and broadcast
+] as const) {
+  blocked.addSubnet(net, prefix, 'ipv4');
+}
+for (const [net, prefix] of [
+  ['::', 128], // unspecified
+  ['::1', 128],
+  ['fe80::', 10], // link-local
+  ['fc00::', 7], // unique-local
+  ['ff00::', 8], // multicast
+] as const) {
+  blocked.addSubnet(net, prefix, 'ipv6');
+}
+
+/** An IPv4 address embedded in an IPv6 one (mapped ::ffff:a.b.c.d, NAT64 64:ff9b::/96, 6to4 2002::/16). */
+function embeddedIpv4(address: string): string | undefined {
+  const lower = address.toLowerCase();
+  const dotted = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
+  if (dotted) return dotted[1];
+  const groups = expandIpv6(lower);
+  if (!groups) return undefined;
+  const toV4 = (hi: number, lo: number) => [hi >> 8, hi & 255, lo >> 8, lo & 255].join('.');
+  const zeros = (from: number, to: number) => groups.slice(from, to).every((g) => g === 0);
+  if (zeros(0, 5) && groups[5] === 0xffff) return toV4(groups[6]!, groups[7]!);
+  if (groups[0] === 0x64 && groups[1] === 0xff9b && zeros(2, 6)) return toV4(groups[6]!, groups[7]!);
+  if (groups[0] === 0x2002) return toV4(groups[1]!, groups[2]!);
+  return undefined;
+}
+
+function expandIpv6(address: string): number[] | undefined {
+  if (isIP(address) !== 6 || address.includes('.')) return undefined;
+  const [head, tail] = address.split('::') as [string, string | undefined];
+  const parse = (part: string) => (part ? part.split(':').map((g) => parseInt(g, 16)) : []);
+  const left = parse(head);
+  const right = tail === undefined ? [] : parse(tail);
+  const missing = 8 - left.length - right.length;
+  return [...left, ...Array<number>(Math.max(0, missing)).fill(0), ...right];
+}
+
+/** True for an address a webhook may not reach (IPv4, IPv6 and IPv4 inside IPv6). */
+export function isPrivateAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 4) return blocked.check(address, 'ipv4');
+  if (family !== 6) return true;
+  const v4 = embeddedIpv4(address);
+  if (v4 !== undefined) return blocked.check(v4, 'ipv4');
+  return blocked.check(address, 'ipv6');
+}
+
+export class UnsafeUrlError extends Error {
+  override name = 'UnsafeUrlError';
+}
+
+/** The host of a URL as the resolver and isIP want it (IPv6 literals lose their brackets). */
+export const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1');
+
+/**
+ * Refuses a URL whose scheme is not http(s) or whose host resolves (any of its addresses) to a
+ * private address; `allowPrivate` lifts only the address rule.
+ */
+export async function assertPublicUrl(raw: string, allowPrivate: boolean): Promise<URL> {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UnsafeUrlError('must be an absolute http or https URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UnsafeUrlError('must use http or https');
+  if (url.username || url.password) throw new UnsafeUrlError('must not carry credentials');
+  if (allowPrivate) return url;
+  const host = hostOf(url);
+  let addresses: string[];
+  if (isIP(host)) addresses = [host];
+  else {
+    try {
+      addresses = (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+    } catch {
+      throw new UnsafeUrlError(`host ${host} does not resolve`);
+    }
+  }
+  const refused = addresses.find(isPrivateAddress);
+  if (refused !== undefined) {
+    throw new UnsafeUrlError(`resolves to ${refused}, a private, loopback or link-local address (set WEBHOOK_ALLOW_PRIVATE=1 to allow)`);
+  }
+  return url;
+}
+
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | { address: string; family: number }[], family?: number) => void;
+
+/**
+ * A `lookup` for http.request that refuses private addresses at connect time, so the address
+ * checked is the address connected to (no window between a check and a second resolution).
+ */
+export function guardedLookup(allowPrivate: boolean) {
+  return (hostname: string, options: { all?: boolean }, callback: LookupCallback): void => {
+    lookup(hostname, { all: true, verbatim: true }).then(
+      (results) => {
+        const refused = allowPrivate ? undefined : results.find((r) => isPrivateAddress(r.address));
+        if (refused) {
+          const error: NodeJS.ErrnoException = new UnsafeUrlError(`${hostname} resolves to ${refused.address}, a private address`);
+          error.code = 'EWEBHOOKPRIVATE';
+          callback(error, []);
+          return;
+        }
+        if (options.all) callback(null, results);
+        else callback(null, results[0]!.address, results[0]!.family);
+      },
+      (error: NodeJS.ErrnoException) => callback(error, []),
+    );
+  };
+}

@@ -1,0 +1,77 @@
+import { sql } from 'drizzle-orm';
+import { check, index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { apps } from '../apps/tables.js';
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+// Outbound webhooks (DESIGN section 7): an app's subscriptions, and the deliveries written in
+// the same transaction as the event they announce (a transactional outbox).
+
+export const webhookSubscriptions = pgTable(
+  'webhook_subscriptions',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    appId: uuid('app_id')
+      .notNull()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    url: text('url').notNull(),
+    eventTypes: text('event_types').array().notNull(),
+    // `whsec_` + base64 of 32 random bytes (Standard Webhooks); kept to sign every delivery.
+    secret: text('secret').notNull(),
+    description: text('description'),
+    status: text('status').notNull().default('active'),
+    disabledReason: text('disabled_reason'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    index('webhook_subscriptions_app_idx').on(t.appId, t.createdAt, t.id),
+    check('webhook_subscriptions_status', sql`${t.status} in ('active', 'disabled')`),
+  ],
+);
+
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    // Sent as `webhook-id`: the same on every attempt, so receivers can deduplicate.
+    id: uuid('id').primaryKey().defaultRandom(),
+    appId: uuid('app_id')
+      .notNull()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    subscriptionId: uuid('subscription_id')
+      .notNull()
+      .references(() => webhookSubscriptions.id, { onDelete: 'cascade' }),
+    eventType: text('event_type').notNull(),
+    payload: jsonb('payload').$type<WebhookMessage>().notNull(),
+    status: text('status').notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: ts('next_attempt_at').notNull(),
+    // A claimed attempt: the worker that holds lease_id until locked_until sends it; once the
+    // lease has expired (a crash mid-send) any worker may claim the delivery again.
+    lockedUntil: ts('locked_until'),
+    leaseId: uuid('lease_id'),
+    lastResponseCode: integer('last_response_code'),
+    lastError: text('last_error'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+    deliveredAt: ts('delivered_at'),
+  },
+  (t) => [
+    // The worker's scan, across apps: pending deliveries by due time.
+    index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+    // The deliveries list of an app, newest first (keyset on created_at, id).
+    index('webhook_deliveries_app_idx').on(t.appId, t.createdAt.desc(), t.id.desc()),
+    index('webhook_deliveries_subscription_idx').on(t.subscriptionId),
+    check('webhook_deliveries_status', sql`${t.status} in ('pending', 'succeeded', 'failed')`),
+  ],
+);
+
+/** The JSON body of a delivery: `{type, timestamp, data}`. */
+export interface WebhookMessage {
+  type: string;
+  timestamp: string;
+  data: Record<string, unknown>;
+}
+
+export type WebhookSubscriptionRow = typeof webhookSubscriptions.$inferSelect;
+export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;

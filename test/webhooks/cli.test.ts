@@ -1,0 +1,77 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/db/client.js';
+import { createLogger } from '../../src/log.js';
+import { listSubscriptions } from '../../src/webhooks/service.js';
+
+// DESIGN section 1 (fixed): `npm run cli -- webhooks create --app ID --url URL --events e1,e2`
+// prints {"id", "secret"}; errors go to stderr with exit code 1.
+/** Each test spawns the CLI, which opens an embedded database: slow on a busy machine. */
+const SLOW = 180_000;
+let dataDir: string;
+beforeAll(() => {
+  dataDir = mkdtempSync(path.join(tmpdir(), 'sb-cli-webhooks-'));
+});
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+      env: { ...process.env, DATABASE_URL: '', DATA_DIR: path.join(dataDir, 'db'), LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE: '0', ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    child.stdin.end();
+  });
+}
+
+describe('npm run cli -- webhooks create', () => {
+  let appId: string;
+
+  it('prints {"id", "secret"} as one JSON line and stores an active subscription', async () => {
+    appId = JSON.parse((await cli(['apps', 'create', '--name', 'Hooks'])).stdout).appId;
+    const res = await cli(['webhooks', 'create', '--app', appId, '--url', 'http://127.0.0.1:9/hooks', '--events', 'scheduled.cancelled,scheduled.reminder'], {
+      WEBHOOK_ALLOW_PRIVATE: '1',
+    });
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    const lines = res.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const created = JSON.parse(lines[0]!);
+    expect(created).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/) });
+
+    const database = await openDatabase({ DATA_DIR: path.join(dataDir, 'db'), DB_POOL_MAX: 1, DB_PREPARE: true }, createLogger('silent'));
+    try {
+      expect(await listSubscriptions(database.db, appId)).toMatchObject([
+        { id: created.id, url: 'http://127.0.0.1:9/hooks', eventTypes: ['scheduled.cancelled', 'scheduled.reminder'], status: 'active', secret: created.secret },
+      ]);
+    } finally {
+      await database.close();
+    }
+  }, SLOW);
+
+  it.each([
+    [['--url', 'http://127.0.0.1:9/hooks', '--events', 'scheduled.cancelled'], /url: resolves to 127\.0\.0\.1/],
+    [['--url', 'https://93.184.215.14/hooks', '--events', 'scheduled.exploded'], /eventTypes\.0:/],
+    [['--url', 'https://93.184.215.14/hooks'], /--events is required/],
+    [['--events', 'scheduled.cancelled'], /--url is required/],
+  ])('%j fails with exit 1 and the reason on stderr', async (args, message) => {
+    const res = await cli(['webhooks', 'create', '--app', appId, ...args]);
+    expect(res.code).toBe(1);
+    expect(res.stdout).toBe('');
+    expect(res.stderr).toMatch(message);
+  }, SLOW);
+
+  it('names an unknown app', async () => {
+    const res = await cli(['webhooks', 'create', '--app', '00000000-0000-4000-8000-000000000000', '--url', 'https://93.184.215.14/h', '--events', 'scheduled.cancelled']);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/Unknown app 00000000-0000-4000-8000-000000000000/);
+  }, SLOW);
+});
