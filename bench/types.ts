@@ -79,6 +79,8 @@ export interface Scenario {
   /** Request against the floor (GET /<scenario name>?...) when the scenario has one. */
   floorRequest?: (ctx: ScenarioContext) => HttpRequest;
   floor?: FloorQuery;
+  /** Why a scenario has no floor, for the table's notes. */
+  noFloor?: string;
   /**
    * What must agree between a service response and a floor response (checked once before
    * measuring, so the floor provably reads the same rows): a projection of each body.

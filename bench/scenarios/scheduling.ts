@@ -80,6 +80,7 @@ export const availabilityWorstCase: Scenario = {
     headers: schedulingHeaders(ctx),
   }),
   compute: engineTime,
+  noFloor: 'the work is the service\'s own JS slot engine (its compute is timed in process)',
 };
 
 /** PATCH bodies rotating over every call but the last (sse_fanout's own), alternating each call's two private times. */
@@ -96,6 +97,7 @@ export const patchReschedule: Scenario = {
   name: 'patch_reschedule',
   title: 'PATCH reschedule to a free slot, rotating over 1,999 calls (REST)',
   connections: 8,
+  noFloor: 'a transactional write (row lock, exclusion constraint, events, reminders, NOTIFY)',
   // Checked once before measuring: the first call to its B time.
   request: (ctx) => {
     const [first] = rotatingCalls();
