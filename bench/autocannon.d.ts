@@ -9,6 +9,8 @@ declare module 'autocannon' {
       method?: string;
       headers?: Record<string, string>;
       body?: string;
+      /** Each connection sends these in turn; setupRequest may rewrite one before it is sent. */
+      requests?: { setupRequest?: (req: Record<string, unknown>) => Record<string, unknown> }[];
     }
     interface Histogram {
       average: number;

@@ -12,6 +12,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import postgres from 'postgres';
+import { SCHEDULING_VERSION, schedulingImports } from './scheduling-data.js';
 import type { Dataset, StorageKind } from './types.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
@@ -46,14 +47,75 @@ function databaseUrl(adminUrl: string, name: string): string {
 export async function ensureDataset(options: DatasetOptions): Promise<Dataset> {
   mkdirSync(DATA, { recursive: true });
   const stateFile = path.join(DATA, `${options.kind}-${options.messages}.json`);
+  let dataset: Dataset | undefined;
   if (existsSync(stateFile)) {
     const cached = JSON.parse(readFileSync(stateFile, 'utf8')) as Dataset;
     if (await stillThere(cached)) {
       log(`${options.kind}: reusing the dataset seeded at ${cached.seededAt} (${cached.messages.toLocaleString('en')} messages; delete ${path.relative(ROOT, stateFile)} to reseed)`);
-      return cached;
+      dataset = cached;
     }
   }
-  return seed(options, stateFile);
+  dataset ??= await seed(options, stateFile);
+  return ensureScheduling(dataset, stateFile);
+}
+
+/**
+ * The cached scheduling step (bench/scheduling-data.ts): agents, calendars and calls imported
+ * with `npm run cli -- import --app ID -`, and a client with the scheduling scopes. Redone when
+ * SCHEDULING_VERSION changes (the import upserts on id) or the agents are gone.
+ */
+async function ensureScheduling(dataset: Dataset, stateFile: string): Promise<Dataset> {
+  if (dataset.scheduling?.version === SCHEDULING_VERSION && (await schedulingThere(dataset))) return dataset;
+  const env = storageEnv(dataset.kind, dataset.kind === 'postgres' ? dataset.databaseUrl! : dataset.dataDir!);
+  log(`${dataset.kind}: importing the scheduling data (version ${SCHEDULING_VERSION})`);
+  const started = Date.now();
+  const counts: Record<string, unknown>[] = [];
+  for (const { appId, body } of schedulingImports(dataset)) {
+    counts.push({ app: appId, ...((await cli(env, ['import', '--app', appId, '-'], body)) as Record<string, unknown>) });
+  }
+  let client: { clientId: string; clientSecret: string } | undefined = dataset.scheduling;
+  if (!client) {
+    const created = (await cli(env, [
+      'clients', 'create', '--app', dataset.appId, '--app', dataset.otherAppId, '--name', 'bench scheduling',
+      '--scopes', 'scheduling:read,scheduling:write',
+      '--rate', 'minute=2000000000,hour=2000000000,day=2000000000',
+    ])) as { client_id: string; client_secret: string };
+    client = { clientId: created.client_id, clientSecret: created.client_secret };
+  }
+  await analyze(dataset);
+  log(`${dataset.kind}: scheduling data imported in ${Math.round((Date.now() - started) / 1000)} s: ${JSON.stringify(counts)}`);
+  const updated: Dataset = {
+    ...dataset,
+    scheduling: { version: SCHEDULING_VERSION, importedAt: new Date().toISOString(), clientId: client.clientId, clientSecret: client.clientSecret, counts },
+  };
+  writeFileSync(stateFile, `${JSON.stringify(updated, null, 2)}\n`);
+  return updated;
+}
+
+async function schedulingThere(dataset: Dataset): Promise<boolean> {
+  if (dataset.kind === 'pglite') return true; // the data directory is checked with the messages
+  const sql = postgres(dataset.databaseUrl!, { max: 1, onnotice: () => {} });
+  try {
+    const [row] = await sql`select count(*)::int as n from agents where app_id = ${dataset.appId}`;
+    return (row?.n ?? 0) > 0;
+  } catch {
+    return false;
+  } finally {
+    await sql.end({ timeout: 1 });
+  }
+}
+
+async function analyze(dataset: Dataset): Promise<void> {
+  const tables = 'analyze agents, availability_exceptions, dnd_windows, scheduled_calls, scheduled_call_events, scheduled_call_reminders';
+  if (dataset.kind === 'postgres') {
+    const sql = postgres(dataset.databaseUrl!, { max: 1, onnotice: () => {} });
+    await sql.unsafe(tables);
+    await sql.end();
+  } else {
+    const db = await PGlite.create(dataset.dataDir!, { extensions: { btree_gist, pg_trgm } });
+    await db.exec(tables);
+    await db.close();
+  }
 }
 
 async function stillThere(dataset: Dataset): Promise<boolean> {
@@ -146,12 +208,13 @@ async function probeAndAnalyze(kind: StorageKind, location: string, appId: strin
   return { searchPhone: middle.user_phone, deep: { createdAt: iso(deep.created_at), id: deep.id } };
 }
 
-/** `npm run cli -- …`: one JSON object on stdout; progress passes through on stderr. */
-function cli(env: NodeJS.ProcessEnv, args: string[]): Promise<unknown> {
+/** `npm run cli -- …` (with `input` on stdin): one JSON object on stdout; progress passes through on stderr. */
+function cli(env: NodeJS.ProcessEnv, args: string[], input?: string): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    const child = spawn('npm', ['run', '-s', 'cli', '--', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn('npm', ['run', '-s', 'cli', '--', ...args], { cwd: ROOT, env, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'inherit'] });
+    if (input !== undefined) child.stdin!.end(input);
     let out = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.on('error', reject);
     child.on('exit', (code) => {
       if (code !== 0) return reject(new Error(`npm run cli -- ${args.join(' ')} exited ${code}`));

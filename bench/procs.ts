@@ -123,14 +123,45 @@ export interface LoadResult {
   cpuUs?: number;
 }
 
-/** One autocannon run in its own (pinned) process: bench/load.ts. */
+/** One autocannon run in its own (pinned) process: bench/load.ts, options as JSON on stdin (a rotation is too long for argv). */
 export function load(pin: Pinning, options: Record<string, unknown>): Promise<LoadResult> {
-  const [command, args] = pinned(pin.load, process.execPath, ['--import', 'tsx', 'bench/load.ts', JSON.stringify(options)]);
+  const [command, args] = pinned(pin.load, process.execPath, ['--import', 'tsx', 'bench/load.ts', '-']);
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
+    child.stdin!.end(JSON.stringify(options));
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as LoadResult) : reject(new Error(`load generator exited ${code}`))));
+  });
+}
+
+export interface FanoutRound {
+  received: number;
+  p50: number;
+  p99: number;
+  max: number;
+  patchMs: number;
+  /** CPU the subscribing client itself spent in the round (receiving and parsing 1,000 events). */
+  clientCpuMs: number;
+}
+export interface FanoutResult {
+  subscribers: number;
+  connected: number;
+  connectMs: number;
+  ready: number;
+  errors: number;
+  rounds: FanoutRound[];
+}
+
+/** The SSE fan-out client in its own (pinned) process: bench/sse.ts. */
+export function fanout(pin: Pinning, options: Record<string, unknown>): Promise<FanoutResult> {
+  const [command, args] = pinned(pin.load, process.execPath, ['--import', 'tsx', 'bench/sse.ts', JSON.stringify(options)]);
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as LoadResult) : reject(new Error(`load generator exited ${code}`))));
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as FanoutResult) : reject(new Error(`SSE fan-out client exited ${code}`))));
   });
 }

@@ -12,15 +12,15 @@
  * flags for the service, e.g. --cpu-prof).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import { DATA, ensureDataset, ROOT } from './dataset.js';
 import { machine } from './machine.js';
-import { load, pinning, startFloor, startService, type LoadResult, type Running } from './procs.js';
-import { pendingScenarios, scenarios } from './scenarios/index.js';
-import type { Dataset, HttpRequest, Scenario, ScenarioContext, StorageKind } from './types.js';
+import { fanout, load, pinning, startFloor, startService, type FanoutResult, type LoadResult, type Running } from './procs.js';
+import { fanoutScenarios, pendingScenarios, scenarios } from './scenarios/index.js';
+import type { ComputeResult, Dataset, FanoutScenario, HttpRequest, Scenario, ScenarioContext, StorageKind } from './types.js';
 
 const env = process.env;
 const settings = {
@@ -42,7 +42,17 @@ interface Row {
   connections: number;
   service?: LoadResult;
   floor?: LoadResult;
+  compute?: ComputeResult;
   notes: string[];
+}
+
+interface FanoutRow {
+  scenario: string;
+  title: string;
+  db: StorageKind;
+  targetMs: number;
+  result?: FanoutResult;
+  error?: string;
 }
 
 const median = (values: number[]) => {
@@ -74,20 +84,34 @@ async function send(base: string, req: HttpRequest): Promise<{ status: number; b
   return { status: res.status, body };
 }
 
-async function issueToken(service: Running, dataset: Dataset): Promise<string> {
+async function issueToken(service: Running, client: { clientId: string; clientSecret: string }): Promise<string> {
   const { status, body } = await send(service.url, {
     method: 'POST',
     path: '/api/v1/oauth/token',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ grant_type: 'client_credentials', client_id: dataset.clientId, client_secret: dataset.clientSecret }),
+    body: JSON.stringify({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret }),
   });
   if (status !== 200) throw new Error(`token request answered ${status}: ${JSON.stringify(body)}`);
   return (body as { data: { access_token: string } }).data.access_token;
 }
 
-async function runScenario(scenario: Scenario, ctx: ScenarioContext, service: Running, floor: Running, pin: ReturnType<typeof pinning>): Promise<Row> {
+async function runScenario(
+  scenario: Scenario,
+  ctx: ScenarioContext,
+  service: Running,
+  floor: Running,
+  pin: ReturnType<typeof pinning>,
+  compute?: ComputeResult,
+): Promise<Row> {
   const connections = scenario.connections ?? settings.connections;
-  const row: Row = { scenario: scenario.name, title: scenario.title, db: ctx.dataset.kind, messages: ctx.dataset.messages, connections, notes: [] };
+  const row: Row = { scenario: scenario.name, title: scenario.title, db: ctx.dataset.kind, messages: ctx.dataset.messages, connections, compute, notes: [] };
+  if (compute) {
+    row.notes.push(
+      `${compute.label}: median ${compute.medianMs.toFixed(3)} ms, p99 ${compute.p99Ms.toFixed(3)} ms over ${compute.runs} runs` +
+        `${compute.targetMs !== undefined ? ` (target < ${compute.targetMs} ms)` : ''}; ${compute.detail ?? ''}`,
+    );
+  }
+  const rotate = scenario.rotate?.(ctx);
   const request = scenario.request(ctx);
   const floorRequest = scenario.floor && scenario.floorRequest ? scenario.floorRequest(ctx) : undefined;
 
@@ -117,6 +141,8 @@ async function runScenario(scenario: Scenario, ctx: ScenarioContext, service: Ru
     body: req.body,
     connections,
     duration,
+    // Rotation applies to the service only (no scenario with a floor rotates).
+    ...(rotate && base === service.url ? { rotate } : {}),
   });
   log(`${ctx.dataset.kind} ${scenario.name}: warm-up ${settings.warmup} s, ${settings.rounds} rounds of ${settings.duration} s`);
   if (settings.warmup > 0) {
@@ -145,10 +171,154 @@ async function runScenario(scenario: Scenario, ctx: ScenarioContext, service: Ru
   if (row.service.requests === 0) row.notes.push(`no request completed within a ${settings.duration} s round`);
   else if (row.service.errors > 0) row.notes.push('errors include timeouts (10 s) and non-2xx answers');
   if (floorRounds.length > 0) row.floor = medianOf(floorRounds);
+  if (!scenario.floor && scenario.noFloor) row.notes.push(`no floor: ${scenario.noFloor}`);
   const ratio = row.floor ? ` (${(row.service.rps / row.floor.rps).toFixed(2)} of floor ${row.floor.rps.toFixed(0)})` : '';
   const cpu = row.service.cpuUs !== undefined ? `, ${row.service.cpuUs.toFixed(0)} µs CPU/req${row.floor?.cpuUs !== undefined ? ` (floor ${row.floor.cpuUs.toFixed(0)})` : ''}` : '';
   log(`${ctx.dataset.kind} ${scenario.name}: ${row.service.rps.toFixed(0)} req/s, p50 ${row.service.p50} ms, p99 ${row.service.p99} ms${ratio}${cpu}`);
   return row;
+}
+
+async function runFanout(scenario: FanoutScenario, ctx: ScenarioContext, service: Running, pin: ReturnType<typeof pinning>): Promise<FanoutRow> {
+  const row: FanoutRow = { scenario: scenario.name, title: scenario.title, db: ctx.dataset.kind, targetMs: scenario.targetMs };
+  const { query, variables } = scenario.subscription(ctx);
+  const call = scenario.call(ctx);
+  log(`${ctx.dataset.kind} ${scenario.name}: ${scenario.subscribers} subscriptions, ${scenario.rounds} rounds`);
+  try {
+    row.result = await fanout(pin, {
+      url: service.url,
+      token: ctx.schedulingToken,
+      subscribers: scenario.subscribers,
+      rounds: scenario.rounds,
+      query,
+      variables,
+      callPath: call.path,
+      times: call.times,
+    });
+    const all = row.result.rounds.map((r) => r.max);
+    log(`${ctx.dataset.kind} ${scenario.name}: all ${scenario.subscribers} received in median ${median(all).toFixed(1)} ms (worst round ${Math.max(...all).toFixed(1)} ms)`);
+  } catch (error) {
+    row.error = String((error as Error).message);
+    log(`${ctx.dataset.kind} ${scenario.name}: ${row.error}`);
+  }
+  return row;
+}
+
+function fanoutTable(rows: FanoutRow[]): string {
+  const lines = [
+    '| Scenario | DB | Subscribers | Connected (ms to open all) | Rounds | p50 ms | p99 ms | All received ms (median of rounds) | Worst round ms | Missed | PATCH ms (median) | Client CPU ms a round (median) | Notes |',
+    '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|',
+  ];
+  for (const r of rows) {
+    const res = r.result;
+    if (!res) {
+      lines.push(`| ${r.scenario} | ${r.db} | — | — | — | — | — | — | — | — | — | — | failed: ${r.error ?? 'unknown'} |`);
+      continue;
+    }
+    const rs = res.rounds;
+    const missed = rs.reduce((n, x) => n + (res.subscribers - x.received), 0);
+    lines.push(
+      `| ${r.scenario} | ${r.db} | ${fmt(res.subscribers)} | ${fmt(res.connected)} (${fmt(res.connectMs)}) | ${rs.length} | ${fmt(median(rs.map((x) => x.p50)), 1)} | ` +
+        `${fmt(median(rs.map((x) => x.p99)), 1)} | ${fmt(median(rs.map((x) => x.max)), 1)} | ${fmt(Math.max(...rs.map((x) => x.max)), 1)} | ${missed} | ` +
+        `${fmt(median(rs.map((x) => x.patchMs)), 1)} | ${fmt(median(rs.map((x) => x.clientCpuMs)))} | ${res.errors > 0 ? `${res.errors} subscription errors` : ''} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+function fanoutTargets(rows: FanoutRow[]): string[] {
+  return rows
+    .filter((r) => r.result && r.result.rounds.length > 0)
+    .map((r) => {
+      const rs = r.result!.rounds;
+      const all = median(rs.map((x) => x.max));
+      const missed = rs.some((x) => x.received < r.result!.subscribers);
+      const full = r.result!.subscribers >= 1000;
+      const ok = all < r.targetMs && !missed && full;
+      return `- ${r.scenario} on ${r.db}: every one of ${fmt(r.result!.subscribers)} subscribers had the event after ${fmt(all, 1)} ms (median of ${rs.length} rounds; worst ${fmt(Math.max(...rs.map((x) => x.max)), 1)} ms) (target < ${r.targetMs} ms${full ? '' : ' for 1,000 subscribers; not judged'}): ${ok ? 'met' : '**not met**'}`;
+    });
+}
+
+const FANOUT_HEADING = '## SSE fan-out';
+const FANOUT_METHOD =
+  'bench/sse.ts, in its own process pinned like the load generator: N graphql-sse subscriptions to `scheduledCallEvents(appId)` ' +
+  '(distinct-connections mode, one HTTP request each), all connected and each proven live by a readiness event, then per round ONE ' +
+  'PATCH rescheduling a call (with a per-round `reason`, which every event payload carries). Latency per subscriber = from sending ' +
+  'the PATCH until that subscriber parsed its event (PATCH commit, NOTIFY, fan-out, SSE write and the client\'s parsing included); ' +
+  '"all received" = the slowest subscriber of a round. Medians over the rounds; "missed" = events not received within 15 s, summed.';
+
+/** A table's row key: its first two cells (scenario, DB). */
+const rowKey = (line: string) => line.split('|').slice(1, 3).map((c) => c.trim()).join('|');
+/** A target line's key: up to its first colon ("- messages_page on postgres"). */
+const targetKey = (line: string) => line.slice(0, line.indexOf(':'));
+
+/** Replaces the rows of `table` (found by its header's start) with the same key, appends the others. */
+function mergeTable(lines: string[], headerStart: string, rows: string[]): boolean {
+  const header = lines.findIndex((l) => l.startsWith(headerStart));
+  if (header < 0) return false;
+  let end = header + 2;
+  while (end < lines.length && lines[end]!.startsWith('|')) end++;
+  const fresh = rows.filter((row) => {
+    for (let i = header + 2; i < end; i++) {
+      if (rowKey(lines[i]!) === rowKey(row)) {
+        lines[i] = row;
+        return false;
+      }
+    }
+    return true;
+  });
+  lines.splice(end, 0, ...fresh);
+  return true;
+}
+
+function mergeInto(
+  existing: string,
+  update: { runLine: string; rows: string[]; fanoutRows: string[]; targets: string[]; nowRunnable: string[] },
+): string {
+  const lines = existing.split('\n');
+  const insertBefore = (heading: string, block: string[]) => {
+    const at = lines.findIndex((l) => l.startsWith(heading));
+    lines.splice(at < 0 ? lines.length : at, 0, ...block);
+  };
+  // The run line goes under the previous ones, after the "Measured ..." paragraph.
+  // A rerun of the same scenarios on the same storages replaces its line.
+  const sameRun = lines.findIndex((l) => l.startsWith(update.runLine.slice(0, update.runLine.indexOf(' (re)measured'))));
+  if (sameRun >= 0) lines[sameRun] = update.runLine;
+  else {
+    const measured = lines.findIndex((l) => l.startsWith('Measured '));
+    let after = measured;
+    while (after + 2 < lines.length && lines[after + 2]!.startsWith('Rows of ')) after += 2;
+    lines.splice(after + 1, 0, '', update.runLine);
+  }
+  if (update.rows.length > 0 && !mergeTable(lines, '| Scenario | DB | Messages', update.rows)) insertBefore('## Targets', [...table([]).split('\n'), ...update.rows, '']);
+  if (update.fanoutRows.length > 0 && !mergeTable(lines, '| Scenario | DB | Subscribers', update.fanoutRows.slice(2))) {
+    insertBefore('## Targets', [FANOUT_HEADING, '', FANOUT_METHOD, '', ...update.fanoutRows, '']);
+  }
+  // Targets: replace lines with the same key, append the new ones after the section's last item.
+  const targetsAt = lines.findIndex((l) => l.startsWith('## Targets'));
+  if (targetsAt >= 0) {
+    let end = targetsAt + 1;
+    while (end < lines.length && !lines[end]!.startsWith('## ')) end++;
+    let last = targetsAt + 1;
+    for (let i = targetsAt + 1; i < end; i++) if (lines[i]!.startsWith('- ')) last = i;
+    const fresh = update.targets.filter((t) => {
+      const i = lines.findIndex((l, j) => j > targetsAt && j < end && l.startsWith('- ') && targetKey(l) === targetKey(t));
+      if (i < 0) return true;
+      lines[i] = t;
+      return false;
+    });
+    lines.splice(last + 1, 0, ...fresh);
+  }
+  // Scenarios that now run leave "Not yet available" (and the section, once empty).
+  const pendingAt = lines.findIndex((l) => l === '## Not yet available');
+  if (pendingAt >= 0) {
+    for (let i = lines.length - 1; i > pendingAt; i--) {
+      if (update.nowRunnable.some((n) => lines[i]!.startsWith(`- ${n}: `))) lines.splice(i, 1);
+    }
+    let end = pendingAt + 1;
+    while (end < lines.length && !lines[end]!.startsWith('## ')) end++;
+    if (!lines.slice(pendingAt + 1, end).some((l) => l.startsWith('- '))) lines.splice(pendingAt, end - pendingAt);
+  }
+  return lines.join('\n');
 }
 
 async function postgresReachable(url: string): Promise<boolean> {
@@ -193,6 +363,10 @@ function targets(rows: Row[]): string[] {
   for (const r of rows.filter((x) => x.scenario === 'messages_page' && x.service)) {
     out.push(`- messages_page p99 on ${r.db} (${fmt(r.messages)} messages, ${r.connections} connections): ${r.service!.p99} ms (target < 25 ms${r.db === 'postgres' && r.messages >= 1_000_000 ? '' : '; the target is for PostgreSQL with 1M rows'}): ${met(r.service!.p99 < 25)}`);
   }
+  for (const r of rows.filter((x) => x.compute?.targetMs !== undefined)) {
+    const c = r.compute!;
+    out.push(`- ${r.scenario} on ${r.db}: ${c.label} median ${c.medianMs.toFixed(3)} ms (p99 ${c.p99Ms.toFixed(3)} ms) (target < ${c.targetMs} ms of compute): ${met(c.medianMs < c.targetMs!)}`);
+  }
   for (const r of rows.filter((x) => x.scenario === 'metrics_daily_90d' && x.service)) {
     out.push(`- metrics_daily_90d p50 on ${r.db} under ${r.connections} connections: ${r.service!.p50} ms (target < 50 ms): ${met(r.service!.p50 < 50)}`);
   }
@@ -201,16 +375,17 @@ function targets(rows: Row[]): string[] {
 
 async function main() {
   const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));
-  const known = new Set([...scenarios, ...pendingScenarios].map((s) => s.name));
+  const known = new Set([...scenarios, ...fanoutScenarios, ...pendingScenarios].map((s) => s.name));
   const unknown = names.filter((n) => !known.has(n));
   if (unknown.length > 0) {
     process.stderr.write(`unknown scenario ${unknown.join(', ')}; scenarios: ${[...known].join(', ')}\n`);
     process.exit(2);
   }
   const selected = names.length > 0 ? scenarios.filter((s) => names.includes(s.name)) : scenarios;
+  const selectedFanout = names.length > 0 ? fanoutScenarios.filter((s) => names.includes(s.name)) : fanoutScenarios;
   const pending = names.length > 0 ? pendingScenarios.filter((s) => names.includes(s.name)) : pendingScenarios;
   for (const p of pending) log(`${p.name}: not yet available (${p.reason})`);
-  if (selected.length === 0) {
+  if (selected.length === 0 && selectedFanout.length === 0) {
     log('nothing to measure; docs/BENCHMARKS.md left as it is');
     return;
   }
@@ -237,17 +412,29 @@ async function main() {
   if (spawnSync('npm', ['run', '-s', 'build'], { cwd: ROOT, stdio: 'inherit' }).status !== 0) throw new Error('build failed');
 
   const rows: Row[] = [];
+  const fanoutRows: FanoutRow[] = [];
   const datasets: Dataset[] = [];
   for (const kind of kinds) {
     const messages = kind === 'pglite' && env.BENCH_PGLITE_MESSAGES ? Number(env.BENCH_PGLITE_MESSAGES) : settings.messages;
     const dataset = await ensureDataset({ kind, messages, adminUrl: settings.pgUrl });
     datasets.push(dataset);
+    // In-process measurements first: on PGlite the service then owns the data directory.
+    const computed = new Map<string, ComputeResult>();
+    for (const scenario of selected.filter((s) => s.compute)) {
+      log(`${kind} ${scenario.name}: measuring in process`);
+      computed.set(scenario.name, await scenario.compute!(dataset));
+    }
     const service = await startService(dataset, pin);
     let floor: Running | undefined;
     try {
       floor = await startFloor(dataset, pin);
-      const ctx: ScenarioContext = { dataset, token: await issueToken(service, dataset) };
-      for (const scenario of selected) rows.push(await runScenario(scenario, ctx, service, floor, pin));
+      const ctx: ScenarioContext = {
+        dataset,
+        token: await issueToken(service, dataset),
+        schedulingToken: await issueToken(service, dataset.scheduling!),
+      };
+      for (const scenario of selected) rows.push(await runScenario(scenario, ctx, service, floor, pin, computed.get(scenario.name)));
+      for (const scenario of selectedFanout) fanoutRows.push(await runFanout(scenario, ctx, service, pin));
     } finally {
       await service.stop();
       await floor?.stop();
@@ -294,21 +481,39 @@ async function main() {
     table(rows),
     '',
     ...(skipped.length > 0 ? [`Skipped: ${skipped.join('; ')}.`, ''] : []),
+    ...(fanoutRows.length > 0 ? [FANOUT_HEADING, '', FANOUT_METHOD, '', fanoutTable(fanoutRows), ''] : []),
     '## Targets (issue 10)',
     '',
     ...targets(rows),
+    ...fanoutTargets(fanoutRows),
     '',
-    '## Not yet available',
-    '',
-    'Named by issue 10 but not in the service yet; the harness takes them as modules in bench/scenarios/ once they exist.',
-    '',
-    ...pendingScenarios.map((p) => `- ${p.name}: ${p.title}: not yet available (${p.reason})`),
-    '',
+    ...(pendingScenarios.length > 0
+      ? [
+          '## Not yet available',
+          '',
+          'Named by issue 10 but not in the service yet; the harness takes them as modules in bench/scenarios/ once they exist.',
+          '',
+          ...pendingScenarios.map((p) => `- ${p.name}: ${p.title}: not yet available (${p.reason})`),
+          '',
+        ]
+      : []),
   ].join('\n');
-  process.stdout.write(`${markdown}\n`);
   mkdirSync(path.dirname(settings.out), { recursive: true });
-  writeFileSync(settings.out, markdown);
-  writeFileSync(path.join(DATA, 'last-run.json'), `${JSON.stringify({ settings, info, rows }, null, 2)}\n`);
+  // A run of named scenarios merges its rows into the existing document (other rows, the notes
+  // and earlier runs' lines stay); a full run, or BENCH_REPLACE=1, writes the document anew.
+  const partial = names.length > 0 && env.BENCH_REPLACE !== '1' && existsSync(settings.out);
+  const written = partial
+    ? mergeInto(readFileSync(settings.out, 'utf8'), {
+        runLine: `Rows of ${[...selected, ...selectedFanout].map((x) => x.name).join(', ')} on ${kinds.join(', ')} (re)measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC with \`${command}\` on ${machineLine}; same method; the other rows are from the run above.`,
+        rows: table(rows).split('\n').slice(2),
+        fanoutRows: fanoutRows.length > 0 ? fanoutTable(fanoutRows).split('\n') : [],
+        targets: [...targets(rows), ...fanoutTargets(fanoutRows)],
+        nowRunnable: [...scenarios, ...fanoutScenarios].map((x) => x.name),
+      })
+    : markdown;
+  process.stdout.write(`${written}\n`);
+  writeFileSync(settings.out, written);
+  writeFileSync(path.join(DATA, 'last-run.json'), `${JSON.stringify({ settings, info, rows, fanoutRows }, null, 2)}\n`);
   log(`wrote ${path.relative(ROOT, settings.out)}`);
 }
 

@@ -28,6 +28,15 @@ export interface Dataset {
     /** The row at 90% of the big app's list (deep cursor page). */
     deep: { createdAt: string; id: string };
   };
+  /** The scheduling data (bench/scheduling-data.ts), a cached step of its own, and its client. */
+  scheduling?: {
+    version: number;
+    importedAt: string;
+    /** A client with scheduling:read and scheduling:write on both apps. */
+    clientId: string;
+    clientSecret: string;
+    counts: Record<string, unknown>[];
+  };
 }
 
 export interface HttpRequest {
@@ -41,6 +50,8 @@ export interface ScenarioContext {
   dataset: Dataset;
   /** A bearer token of the bench client (every read scope, both apps, no practical rate limit). */
   token: string;
+  /** A bearer token with scheduling:read and scheduling:write on both apps. */
+  schedulingToken: string;
 }
 
 /** What the floor runs: the service's SQL text, its parameters from the floor URL, and the response body. */
@@ -55,9 +66,21 @@ export interface Scenario {
   title: string;
   /** Request against the service. */
   request: (ctx: ScenarioContext) => HttpRequest;
+  /**
+   * Requests sent in turn, one per request across all connections (a global counter), e.g. PATCHes
+   * that rotate over many calls; `request` is the one checked before measuring.
+   */
+  rotate?: (ctx: ScenarioContext) => HttpRequest[];
+  /**
+   * Measured in the harness's own process before the service starts (PGlite has one owner):
+   * e.g. the pure slot engine on the same calendars. Reported beside the load figures.
+   */
+  compute?: (dataset: Dataset) => Promise<ComputeResult>;
   /** Request against the floor (GET /<scenario name>?...) when the scenario has one. */
   floorRequest?: (ctx: ScenarioContext) => HttpRequest;
   floor?: FloorQuery;
+  /** Why a scenario has no floor, for the table's notes. */
+  noFloor?: string;
   /**
    * What must agree between a service response and a floor response (checked once before
    * measuring, so the floor provably reads the same rows): a projection of each body.
@@ -74,4 +97,30 @@ export interface PendingScenario {
   name: string;
   title: string;
   reason: string;
+}
+
+export interface ComputeResult {
+  label: string;
+  runs: number;
+  medianMs: number;
+  p99Ms: number;
+  /** What the target is, e.g. < 5 ms. */
+  targetMs?: number;
+  detail?: string;
+}
+
+/**
+ * Not an autocannon scenario: `subscribers` graphql-sse subscriptions held open, one write per
+ * round, and the time until every subscriber has its event (bench/sse.ts).
+ */
+export interface FanoutScenario {
+  kind: 'fanout';
+  name: string;
+  title: string;
+  subscribers: number;
+  rounds: number;
+  targetMs: number;
+  subscription: (ctx: ScenarioContext) => { query: string; variables: Record<string, unknown> };
+  /** The call each round reschedules (PATCH to the other of its two times, with a per-round reason). */
+  call: (ctx: ScenarioContext) => { path: string; times: [string, string] };
 }
