@@ -23,53 +23,90 @@ export async function openTimeline(
   return timelineStream(ctx, filter, afterSeq);
 }
 
-async function* timelineStream(
+function timelineStream(
   ctx: RequestContext,
   filter: { appId: string; callId?: string },
   afterSeq: number | undefined,
 ): AsyncGenerator<ScheduledCallEventRow> {
+  // A hand-written iterator, not an async generator: when the client goes away graphql-sse calls
+  // return(), which must unsubscribe at once even while next() is waiting for an event (an async
+  // generator suspended at an await could only finish after the app's next event).
   const database = ctx.runtime.database;
   const buffer: ScheduledCallEventRow[] = [];
-  let wake: (() => void) | undefined;
+  const replay: ScheduledCallEventRow[] = [];
+  const replayed = new Set<number>();
+  let replayFrom = afterSeq;
   let ended = false;
+  let waiting: ((result: IteratorResult<ScheduledCallEventRow>) => void) | undefined;
+  const done = (): IteratorResult<ScheduledCallEventRow> => ({ value: undefined, done: true });
   const unsubscribe = ctx.runtime.timeline.subscribe(
     filter,
     (event) => {
       buffer.push(event);
-      wake?.();
+      wake();
     },
     () => {
       ended = true;
-      wake?.();
+      wake();
     },
   );
-  try {
-    const replayed = new Set<number>();
-    if (afterSeq !== undefined) {
-      let from = afterSeq;
-      for (;;) {
-        const page = await eventsAfter(database, filter, from, REPLAY_PAGE);
-        for (const event of page) {
-          replayed.add(event.seq);
-          yield event;
-        }
-        if (page.length < REPLAY_PAGE) break;
-        from = page[page.length - 1]!.seq;
-      }
+  function wake() {
+    if (!waiting) return;
+    const resolve = waiting;
+    const next = takeLive();
+    if (next) {
+      waiting = undefined;
+      resolve({ value: next, done: false });
+    } else if (ended) {
+      waiting = undefined;
+      resolve(done());
     }
-    for (;;) {
-      while (buffer.length > 0) {
-        const event = buffer.shift()!;
-        if (replayed.delete(event.seq)) continue;
-        yield event;
-      }
-      if (ended) return;
-      await new Promise<void>((resolve) => (wake = resolve));
-      wake = undefined;
-    }
-  } finally {
-    unsubscribe();
   }
+  /** The next buffered live event the replay has not already sent. */
+  function takeLive(): ScheduledCallEventRow | undefined {
+    while (buffer.length > 0) {
+      const event = buffer.shift()!;
+      if (!replayed.delete(event.seq)) return event;
+    }
+    return undefined;
+  }
+  function finish(): IteratorResult<ScheduledCallEventRow> {
+    ended = true;
+    unsubscribe();
+    const resolve = waiting;
+    waiting = undefined;
+    resolve?.(done());
+    return done();
+  }
+  const iterator: AsyncGenerator<ScheduledCallEventRow> = {
+    async next() {
+      if (ended && buffer.length === 0) return finish();
+      // Replay first, a page at a time, then live events.
+      while (replayFrom !== undefined && replay.length === 0) {
+        const page = await eventsAfter(database, filter, replayFrom, REPLAY_PAGE);
+        replay.push(...page);
+        for (const event of page) replayed.add(event.seq);
+        replayFrom = page.length < REPLAY_PAGE ? undefined : page[page.length - 1]!.seq;
+      }
+      const stored = replay.shift();
+      if (stored) return { value: stored, done: false };
+      const live = takeLive();
+      if (live) return { value: live, done: false };
+      if (ended) return finish();
+      return new Promise((resolve) => (waiting = resolve));
+    },
+    async return() {
+      return finish();
+    },
+    async throw(error: unknown) {
+      finish();
+      throw error;
+    },
+    [Symbol.asyncIterator]() {
+      return iterator;
+    },
+  } as unknown as AsyncGenerator<ScheduledCallEventRow>;
+  return iterator;
 }
 
 /** The position of `after`: an event of this app (and call), else invalid_request. */

@@ -221,3 +221,16 @@ describe('instances and shutdown', () => {
     sub.close();
   });
 });
+
+describe('disconnects', () => {
+  it('a subscriber that goes away is unregistered at once, not at the next event', async () => {
+    const before = server.runtime.timeline.size;
+    const sub = subscribe(server.url, tenant.accessToken, APP_EVENTS, { app: tenant.appId });
+    await settle();
+    expect(server.runtime.timeline.size).toBe(before + 1);
+    sub.close();
+    const deadline = Date.now() + 3000;
+    while (server.runtime.timeline.size > before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(server.runtime.timeline.size).toBe(before);
+  });
+});
