@@ -9,6 +9,7 @@ import { mountLookupRoutes, mountRoutes, type RestRoute } from '../rest/adapter.
 import { tokenHandler } from '../rest/oauth.js';
 import type { RequestContext, Runtime } from '../runtime.js';
 import { videoHostRoutes } from '../video/rest.js';
+import { mountDocs } from './docs.js';
 import { errorResponse, serverError } from './envelope.js';
 import { createGraphQLServer } from './graphql.js';
 import type { HttpEnv } from './types.js';
@@ -137,6 +138,7 @@ export function createMainApp(runtime: Runtime, schema: GraphQLSchema, routes: r
   v1.all('/oauth/token', () => {
     throw new AppError('method_not_allowed', 'Use POST');
   });
+  mountDocs(app, v1, runtime, schema, routes);
   v1.use('*', requireAuth(runtime, restShape));
   mountRoutes(v1, schema, routes);
   app.route('/api/v1', v1);
