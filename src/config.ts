@@ -35,7 +35,9 @@ const envSchema = z.object({
   GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(100).default(5000),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10000),
   WEBHOOK_ALLOW_PRIVATE: flag,
+  // /metrics on the main listener with METRICS=1; with METRICS_PORT on its own listener only.
   METRICS: flag,
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
 });
 
 export type Config = z.infer<typeof envSchema>;

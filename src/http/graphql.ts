@@ -7,6 +7,7 @@ import { useGraphQLSSE } from '@graphql-yoga/plugin-graphql-sse';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Runtime, RequestContext } from '../runtime.js';
 import { appErrorToGraphQL, toAppError } from '../graphql/errors.js';
+import { useOperationMetrics } from '../observability/graphql-metrics.js';
 
 export interface YogaServerContext {
   requestContext: RequestContext;
@@ -60,6 +61,7 @@ export function createGraphQLServer(runtime: Runtime, schema: GraphQLSchema): Yo
       // Subscriptions over graphql-sse, distinct-connections mode (PITFALLS), at /graphql/stream.
       useGraphQLSSE({ endpoint: '/graphql/stream' }),
       subscriptionErrorsAsResults,
+      useOperationMetrics(),
       // Fragments flattened and introspection counted (PITFALLS: graphql-armor #431, PR #823).
       maxDepthPlugin({ n: config.GRAPHQL_MAX_DEPTH, flattenFragments: true, ignoreIntrospection: false }),
       maxAliasesPlugin({ n: config.GRAPHQL_MAX_ALIASES }),
