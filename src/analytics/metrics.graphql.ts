@@ -7,22 +7,22 @@ const DailyMetricRef = builder.objectRef<DailyMetric>('DailyMetric').implement({
   description: 'One calendar day of the outbound funnel in the requested time zone.',
   fields: (t) => ({
     date: t.exposeString('date', { description: 'YYYY-MM-DD in the requested time zone.' }),
-    sent: t.exposeInt('sent'),
-    delivered: t.exposeInt('delivered'),
-    read: t.exposeInt('read'),
-    failed: t.exposeInt('failed'),
-    cost: t.exposeFloat('cost'),
+    sent: t.exposeInt('sent', { description: 'Messages sent (sent + delivered + read).' }),
+    delivered: t.exposeInt('delivered', { description: 'Messages delivered (delivered + read).' }),
+    read: t.exposeInt('read', { description: 'Messages read.' }),
+    failed: t.exposeInt('failed', { description: 'Messages that failed.' }),
+    cost: t.exposeFloat('cost', { description: 'Summed message cost.' }),
   }),
 });
 
 const SummaryMetricsRef = builder.objectRef<SummaryMetrics>('SummaryMetrics').implement({
   description: 'The outbound funnel over a range, with distinct contacts.',
   fields: (t) => ({
-    sent: t.exposeInt('sent'),
-    delivered: t.exposeInt('delivered'),
-    read: t.exposeInt('read'),
-    failed: t.exposeInt('failed'),
-    cost: t.exposeFloat('cost'),
+    sent: t.exposeInt('sent', { description: 'Messages sent (sent + delivered + read).' }),
+    delivered: t.exposeInt('delivered', { description: 'Messages delivered (delivered + read).' }),
+    read: t.exposeInt('read', { description: 'Messages read.' }),
+    failed: t.exposeInt('failed', { description: 'Messages that failed.' }),
+    cost: t.exposeFloat('cost', { description: 'Summed message cost.' }),
     contacts: t.exposeInt('contacts', { description: 'Distinct user_phone.' }),
   }),
 });
@@ -30,11 +30,11 @@ const SummaryMetricsRef = builder.objectRef<SummaryMetrics>('SummaryMetrics').im
 const TagStatsRef = builder.objectRef<TagStats>('TagStats').implement({
   description: 'Statistics of the campaigns carrying a tag (DESIGN section 6).',
   fields: (t) => ({
-    campaignCount: t.exposeInt('campaignCount'),
-    sent: t.exposeInt('sent'),
-    delivered: t.exposeInt('delivered'),
-    read: t.exposeInt('read'),
-    failed: t.exposeInt('failed'),
+    campaignCount: t.exposeInt('campaignCount', { description: 'Campaigns carrying the tag.' }),
+    sent: t.exposeInt('sent', { description: 'Messages sent (sent + delivered + read).' }),
+    delivered: t.exposeInt('delivered', { description: 'Messages delivered (delivered + read).' }),
+    read: t.exposeInt('read', { description: 'Messages read.' }),
+    failed: t.exposeInt('failed', { description: 'Messages that failed.' }),
     lastUsed: t.expose('lastUsed', { type: 'DateTime', description: 'created_at of the newest campaign carrying the tag.' }),
   }),
 });
@@ -49,9 +49,9 @@ builder.queryFields((t) => ({
     authScopes: (_root, args) => analyticsScope(args.appId),
     complexity: { field: 5, multiplier: 1 },
     args: {
-      appId: t.arg({ type: 'UUID', required: true }),
-      startDate: t.arg({ type: 'DateTime' }),
-      endDate: t.arg({ type: 'DateTime' }),
+      appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
+      startDate: t.arg({ description: 'Range start, ISO 8601 (inclusive).', type: 'DateTime' }),
+      endDate: t.arg({ description: 'Range end, ISO 8601 (exclusive).', type: 'DateTime' }),
       timezone: t.arg.string({ description: 'IANA time zone, default UTC.', validate: { schema: z.string().min(1).max(64) } }),
     },
     resolve: (_root, args, ctx) => dailyMetrics(ctx, args),
@@ -60,20 +60,20 @@ builder.queryFields((t) => ({
     type: SummaryMetricsRef,
     description: 'Outbound funnel over [startDate, endDate) (default the last 30 days) with distinct contacts. Scope: analytics:read.',
     authScopes: (_root, args) => analyticsScope(args.appId),
-    args: { appId: t.arg({ type: 'UUID', required: true }), startDate: t.arg({ type: 'DateTime' }), endDate: t.arg({ type: 'DateTime' }) },
+    args: { appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }), startDate: t.arg({ description: 'Range start, ISO 8601 (inclusive).', type: 'DateTime' }), endDate: t.arg({ description: 'Range end, ISO 8601 (exclusive).', type: 'DateTime' }) },
     resolve: (_root, args, ctx) => summaryMetrics(ctx, args),
   }),
   campaignTags: t.stringList({
     description: 'Distinct campaign tags of the app, sorted. Scope: analytics:read.',
     authScopes: (_root, args) => analyticsScope(args.appId),
-    args: { appId: t.arg({ type: 'UUID', required: true }) },
+    args: { appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }) },
     resolve: (_root, args, ctx) => campaignTags(ctx, args.appId),
   }),
   tagStats: t.field({
     type: TagStatsRef,
     description: 'Statistics of one tag; not_found when no campaign carries it. Scope: analytics:read.',
     authScopes: (_root, args) => analyticsScope(args.appId),
-    args: { appId: t.arg({ type: 'UUID', required: true }), tag: t.arg.string({ required: true, validate: { schema: z.string().min(1).max(100) } }) },
+    args: { appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }), tag: t.arg.string({ description: 'The tag.', required: true, validate: { schema: z.string().min(1).max(100) } }) },
     resolve: (_root, args, ctx) => tagStats(ctx, args.appId, args.tag),
   }),
 }));

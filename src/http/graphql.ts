@@ -8,17 +8,15 @@ import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Runtime, RequestContext } from '../runtime.js';
 import { appErrorToGraphQL, toAppError } from '../graphql/errors.js';
 import { useOperationMetrics } from '../observability/graphql-metrics.js';
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+import { graphiqlTabs } from './graphiql-examples.js';
 
 export interface YogaServerContext {
   requestContext: RequestContext;
 }
 
-export const graphiqlExample = `# Switchboard GraphQL. Put your bearer token in the Headers tab:
-# { "Authorization": "Bearer <access_token>" }
-query Viewer {
-  viewer { clientId scopes apps }
-}
-`;
+// The opening tab; graphiql-examples.ts has one tab per domain.
+export const graphiqlExample = graphiqlTabs[0]!.query;
 
 /**
  * A subscription refused before its stream starts (scope, app, not_found) ends as `{errors}`;
@@ -44,6 +42,8 @@ export function createGraphQLServer(runtime: Runtime, schema: GraphQLSchema): Yo
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
+    // GraphiQL bundled in the page (no CDN): works offline and behind strict egress.
+    renderGraphiQL,
     logging: {
       debug: (...args) => logger.debug({ yoga: args }, 'yoga'),
       info: (...args) => logger.info({ yoga: args }, 'yoga'),
@@ -54,6 +54,7 @@ export function createGraphQLServer(runtime: Runtime, schema: GraphQLSchema): Yo
     graphiql: {
       title: 'Switchboard GraphQL',
       defaultQuery: graphiqlExample,
+      defaultTabs: graphiqlTabs,
       headers: JSON.stringify({ Authorization: 'Bearer <access_token>' }),
       shouldPersistHeaders: true,
     },
