@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
 import type { HttpEnv } from '../http/types.js';
 import type { Runtime } from '../runtime.js';
-import { dbPoolMax, dbQueries, registry, sseConnections } from './metrics.js';
+import { collectProcessMetrics, dbPoolMax, dbQueries, registry, sseConnections } from './metrics.js';
 
 /** Sets the gauges that are read from the runtime at scrape time, then renders the registry. */
 export async function renderMetrics(runtime: Runtime): Promise<string> {
@@ -16,5 +16,6 @@ export async function renderMetrics(runtime: Runtime): Promise<string> {
 
 /** GET /metrics in Prometheus text format; no bearer auth (keep the port private, or use METRICS_PORT). */
 export function mountMetrics(app: Hono<HttpEnv>, runtime: Runtime): void {
+  collectProcessMetrics();
   app.get('/metrics', async (c) => c.body(await renderMetrics(runtime), 200, { 'content-type': registry.contentType }));
 }

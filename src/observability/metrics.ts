@@ -5,7 +5,14 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 // worker records `webhookDeliveries.inc({ outcome })`.
 
 export const registry = new Registry();
-collectDefaultMetrics({ register: registry, prefix: 'switchboard_' });
+
+let defaultMetrics = false;
+/** prom-client's process metrics (CPU, memory, event loop, GC), started once /metrics is served. */
+export function collectProcessMetrics(): void {
+  if (defaultMetrics) return;
+  defaultMetrics = true;
+  collectDefaultMetrics({ register: registry, prefix: 'switchboard_' });
+}
 
 export const httpRequests = new Counter({
   name: 'switchboard_http_requests_total',

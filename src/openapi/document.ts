@@ -157,7 +157,6 @@ function errorResponses(types: Partial<Record<ErrorType, true>>, host: 'main' | 
   const responses: Record<string, unknown> = {};
   for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
     const envelope = host === 'video' ? '#/components/schemas/VideoHostError' : '#/components/schemas/Error';
-    const typePath = host === 'video' ? ['error', 'type'] : ['error', 'type'];
     responses[String(status)] = {
       description: `Error: ${list.map((t) => `\`${t}\``).join(', ')}`,
       headers: status === 429 ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' }, ...requestIdHeader } : requestIdHeader,
@@ -166,7 +165,8 @@ function errorResponses(types: Partial<Record<ErrorType, true>>, host: 'main' | 
           schema: {
             allOf: [
               { $ref: envelope },
-              { type: 'object', properties: { [typePath[0]!]: { type: 'object', properties: { type: { enum: list } } } } },
+              // Both envelopes carry the type at error.type.
+              { type: 'object', properties: { error: { type: 'object', properties: { type: { enum: list } } } } },
             ],
           },
         },

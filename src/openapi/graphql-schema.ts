@@ -4,7 +4,6 @@ import {
   isInputObjectType,
   isListType,
   isNonNullType,
-  isObjectType,
   isAbstractType,
   isScalarType,
   Kind,
@@ -49,27 +48,21 @@ export function nullable(schema: JsonSchema): JsonSchema {
   return { anyOf: [schema, { type: 'null' }] };
 }
 
-/** An input type (a variable's type) as JSON Schema; `nonNull` is whether the outer type is non-null. */
+/** An input type (a variable's type) as JSON Schema; whether it is required is the caller's business. */
 export function inputTypeSchema(type: GraphQLInputType): JsonSchema {
   if (isNonNullType(type)) return inputTypeSchema(type.ofType);
-  const inner = ((): JsonSchema => {
-    if (isListType(type)) return { type: 'array', items: inputTypeSchema(type.ofType) };
-    if (isScalarType(type)) return scalarSchema(type.name);
-    if (isEnumType(type)) return { type: 'string', enum: type.getValues().map((v) => v.name) };
-    if (isInputObjectType(type)) {
-      const fields = Object.values(type.getFields());
-      const properties: Record<string, JsonSchema> = {};
-      for (const field of fields) properties[field.name] = describe(inputTypeSchema(field.type), field.description);
-      const required = fields.filter((f) => isNonNullType(f.type) && f.defaultValue === undefined).map((f) => f.name);
-      return { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false };
-    }
-    throw new Error(`OpenAPI: unsupported input type ${String(type)}`);
-  })();
-  return inner;
+  if (isListType(type)) return { type: 'array', items: inputTypeSchema(type.ofType) };
+  if (isScalarType(type)) return scalarSchema(type.name);
+  if (isEnumType(type)) return { type: 'string', enum: type.getValues().map((v) => v.name) };
+  if (isInputObjectType(type)) {
+    const fields = Object.values(type.getFields());
+    const properties: Record<string, JsonSchema> = {};
+    for (const field of fields) properties[field.name] = describe(inputTypeSchema(field.type), field.description);
+    const required = fields.filter((f) => isNonNullType(f.type) && f.defaultValue === undefined).map((f) => f.name);
+    return { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false };
+  }
+  throw new Error(`OpenAPI: unsupported input type ${String(type)}`);
 }
-
-/** Whether a variable's type is non-null (a required parameter). */
-export const isRequiredType = (type: GraphQLInputType) => isNonNullType(type);
 
 const describe = (schema: JsonSchema, description: string | null | undefined): JsonSchema =>
   description ? { ...schema, description } : schema;
@@ -79,10 +72,7 @@ const describe = (schema: JsonSchema, description: string | null | undefined): J
  * (the alias, so SPEC's snake_case names), typed and nullable as the schema says.
  */
 export function selectionSchema(schema: GraphQLSchema, type: GraphQLOutputType, selectionSet: SelectionSetNode | undefined): JsonSchema {
-  if (isNonNullType(type)) {
-    const inner = selectionSchema(schema, type.ofType, selectionSet);
-    return inner;
-  }
+  if (isNonNullType(type)) return selectionSchema(schema, type.ofType, selectionSet);
   const wrap = (s: JsonSchema) => nullable(s);
   if (isListType(type)) return wrap({ type: 'array', items: selectionSchema(schema, type.ofType, selectionSet) });
   const named = getNamedType(type);
@@ -121,5 +111,3 @@ export function nonNull(schema: JsonSchema): JsonSchema {
   }
   return schema;
 }
-
-export { isObjectType };
