@@ -25,13 +25,17 @@ function listen(app: Hono<HttpEnv>, port: number, hostname: string): Promise<Ser
   });
 }
 
+function metricsApp(runtime: Runtime): Hono<HttpEnv> {
+  const app = new Hono<HttpEnv>();
+  mountMetrics(app, runtime);
+  return app;
+}
+
 export async function startServers(runtime: Runtime, ports: { main: number; video: number; host: string }): Promise<RunningServers> {
   const main = await listen(createMainApp(runtime, schema, restRoutes), ports.main, ports.host);
   const video = await listen(createVideoApp(runtime, schema), ports.video, ports.host);
   // METRICS_PORT: /metrics on a listener of its own (not on the main one).
-  const metricsApp = new Hono<HttpEnv>();
-  mountMetrics(metricsApp, runtime);
-  const metrics = runtime.config.METRICS_PORT === undefined ? undefined : await listen(metricsApp, runtime.config.METRICS_PORT, ports.host);
+  const metrics = runtime.config.METRICS_PORT === undefined ? undefined : await listen(metricsApp(runtime), runtime.config.METRICS_PORT, ports.host);
   const closeOne = (server: Server) =>
     new Promise<void>((resolve) => {
       const timer = setTimeout(() => server.closeAllConnections(), runtime.config.SHUTDOWN_GRACE_MS);
