@@ -5,6 +5,7 @@ import {
   typeFromAST,
   type GraphQLArgument,
   type GraphQLField,
+  type GraphQLInputObjectType,
   type GraphQLInputType,
   type GraphQLSchema,
   type OperationDefinitionNode,
@@ -14,6 +15,7 @@ import { z } from 'zod';
 import { scopes, type Scope } from '../auth/scopes.js';
 import { detailCodes, errorStatus, type ErrorType } from '../errors/app-error.js';
 import { prepareRoute, type RestRoute } from '../rest/adapter.js';
+import { createCallInput, updateCallInput } from '../scheduling/fields.js';
 import { flowMessageSchema, productListMessageSchema, templateMessageSchema } from '../sends/payloads.js';
 import { envelopes } from './envelopes.js';
 import { inputTypeSchema, nonNull, selectionSchema, type JsonSchema } from './graphql-schema.js';
@@ -63,6 +65,27 @@ const argumentOverrides: Record<string, () => JsonSchema> = {
   }),
 };
 
+/**
+ * Input objects whose resolvers validate with a zod schema of their own (not attached to the
+ * GraphQL type): the document states that schema's rules, with the GraphQL field descriptions.
+ */
+const inputObjectSchemas: Record<string, z.ZodType> = {
+  CreateScheduledCallInput: createCallInput,
+  UpdateScheduledCallInput: updateCallInput,
+};
+
+function inputObjectSchema(type: GraphQLInputObjectType, zodSchema: z.ZodType): JsonSchema {
+  const json = zodJsonSchema(zodSchema);
+  const fields = type.getFields();
+  const properties = json.properties as Record<string, JsonSchema>;
+  for (const [name, property] of Object.entries(properties)) {
+    if (!fields[name]) throw new Error(`OpenAPI: ${type.name} has no field ${name} (its zod schema does)`);
+    properties[name] = withDescription(property, fields[name].description);
+  }
+  // GraphQL input coercion refuses unknown fields.
+  return withDescription({ ...json, additionalProperties: false }, type.description);
+}
+
 interface ValidatedExtensions {
   pothosOptions?: { validate?: { schema?: z.ZodType }; authScopes?: unknown };
 }
@@ -74,6 +97,8 @@ function argumentSchema(field: GraphQLField<unknown, unknown>, arg: GraphQLArgum
   const override = argumentOverrides[`${field.name}.${arg.name}`];
   if (override) return override();
   const named = getNamedType(arg.type);
+  const ownSchema = isInputObjectType(named) ? inputObjectSchemas[named.name] : undefined;
+  if (ownSchema && isInputObjectType(named)) return inputObjectSchema(named, ownSchema);
   const zodSchema =
     (arg.extensions as ValidatedExtensions).pothosOptions?.validate?.schema ??
     (isInputObjectType(named) ? (named.extensions as ValidatedExtensions).pothosOptions?.validate?.schema : undefined);

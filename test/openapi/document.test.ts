@@ -118,6 +118,10 @@ describe('GET /api/v1/openapi.json', () => {
     const send = doc.paths['/messaging/{appId}/messages']!.post;
     expect(send.parameters.find((p: any) => p.name === 'Idempotency-Key').in).toBe('header');
     expect(send.requestBody.content['application/json'].schema.oneOf).toHaveLength(3);
+    const book = doc.paths['/video/{appId}/scheduled-calls']!.post.requestBody.content['application/json'].schema;
+    expect(book).toMatchObject({ additionalProperties: false, required: ['scheduledAtUtc', 'durationMinutes', 'guestName'] });
+    expect(book.properties.durationMinutes).toMatchObject({ minimum: 5, maximum: 480 });
+    expect(book.properties.guestEmail.anyOf[0]).toMatchObject({ format: 'email', maxLength: 320 });
   });
 });
 
