@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
 
 // The two pages people open, in a real headless browser (Debian's chromium driven by
-// playwright-core): each must render and log no console error. Screenshots go to docs/screenshots.
+// playwright-core): each must render and log no console error.
 
 function findChromium(): string | undefined {
   const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
@@ -22,7 +22,10 @@ function findChromium(): string | undefined {
 const executablePath = findChromium();
 const skipReason = executablePath ? '' : ' [SKIPPED: no chromium binary found; install it with `apt-get install chromium` or set CHROMIUM_PATH]';
 if (!executablePath) console.warn(`test/browser/pages.test.ts:${skipReason}`);
-const screenshots = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs', 'screenshots');
+// Each run saves to docs/screenshots/latest (ignored by git); UPDATE_SCREENSHOTS=1 refreshes the
+// committed ones in docs/screenshots that the README shows.
+const screenshotRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs', 'screenshots');
+const screenshots = process.env.UPDATE_SCREENSHOTS === '1' ? screenshotRoot : join(screenshotRoot, 'latest');
 
 let server: TestServer;
 let tenant: Tenant;
