@@ -53,7 +53,9 @@ const envSchema = z.object({
     .regex(/^\d+(\.\d+)?(,\d+(\.\d+)?)*$/, 'comma-separated seconds, e.g. 5,300,1800')
     .default('5,300,1800,7200,18000,36000,50400,72000,86400')
     .transform((v) => v.split(',').map((s) => Math.round(Number(s) * 1000))),
+  // /metrics on the main listener with METRICS=1; with METRICS_PORT on its own listener only.
   METRICS: flag,
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
 });
 
 export type Config = z.infer<typeof envSchema>;

@@ -12,7 +12,7 @@ try {
   const demo = config.DEMO ? await bootstrapDemo(runtime) : undefined;
   const servers = await startServers(runtime, { main: config.PORT, video: config.VIDEO_PORT, host: config.HOST });
   const baseUrl = config.PUBLIC_URL ?? `http://localhost:${servers.mainPort}`;
-  logger.info({ port: servers.mainPort, videoPort: servers.videoPort, storage: runtime.database.kind }, 'switchboard listening');
+  logger.info({ port: servers.mainPort, videoPort: servers.videoPort, metricsPort: servers.metricsPort, storage: runtime.database.kind }, 'switchboard listening');
   if (demo) process.stdout.write(demoBanner(demo, baseUrl) + '\n');
 
   let stopping = false;

@@ -16,13 +16,13 @@ export const FunnelRef = builder.objectRef<FunnelCounts>('Funnel').implement({
 export const CampaignRef = builder.objectRef<CampaignRow>('Campaign').implement({
   description: 'A messaging campaign (SPEC "Campaign"). Scope: campaigns:read.',
   fields: (t) => ({
-    id: t.exposeID('id'),
-    name: t.exposeString('name'),
-    status: t.exposeString('status'),
-    totalContacts: t.exposeInt('totalContacts'),
-    sentCount: t.exposeInt('sentCount'),
-    tags: t.exposeStringList('tags'),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    id: t.exposeID('id', { description: 'Campaign id (UUID).' }),
+    name: t.exposeString('name', { description: 'Campaign name.' }),
+    status: t.exposeString('status', { description: 'One of active, completed, paused, failed, scheduled, running.' }),
+    totalContacts: t.exposeInt('totalContacts', { description: 'Contacts targeted.' }),
+    sentCount: t.exposeInt('sentCount', { description: 'Messages sent so far.' }),
+    tags: t.exposeStringList('tags', { description: 'Tags of the campaign.' }),
+    createdAt: t.expose('createdAt', { description: 'When the campaign was created (ISO 8601 UTC).', type: 'DateTime' }),
     stats: t.field({
       type: FunnelRef,
       description: "Funnel of the campaign's outbound messages, batched per request (one query per page).",
@@ -41,7 +41,7 @@ builder.queryField('campaigns', (t) =>
     authScopes: (_root, args) => ({ $all: { scope: 'campaigns:read', app: args.appId } }),
     complexity: pageComplexity,
     args: {
-      appId: t.arg({ type: 'UUID', required: true }),
+      appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
       first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).', validate: { schema: shape.first } }),
       after: t.arg.string({ description: 'pageInfo.endCursor of the previous page.', validate: { schema: shape.after } }),
       status: t.arg.stringList({ description: `Any of ${campaignStatusFilters.join(', ')}; all means no filter.`, validate: { schema: shape.status } }),

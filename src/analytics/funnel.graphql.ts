@@ -6,14 +6,14 @@ type FieldBuilder<Shape> = PothosSchemaTypes.ObjectFieldBuilder<Types, Shape>;
 
 /** The funnel counts of DESIGN section 6 (sent, delivered, read, failed) of any object type carrying them. */
 export const funnelCountFields = <Shape extends Omit<FunnelCounts, 'cost'>>(t: FieldBuilder<Shape>) => ({
-  sent: t.int({ resolve: (parent) => parent.sent }),
-  delivered: t.int({ resolve: (parent) => parent.delivered }),
-  read: t.int({ resolve: (parent) => parent.read }),
-  failed: t.int({ resolve: (parent) => parent.failed }),
+  sent: t.int({ description: 'Messages sent (sent + delivered + read).', resolve: (parent) => parent.sent }),
+  delivered: t.int({ description: 'Messages delivered (delivered + read).', resolve: (parent) => parent.delivered }),
+  read: t.int({ description: 'Messages read.', resolve: (parent) => parent.read }),
+  failed: t.int({ description: 'Messages that failed.', resolve: (parent) => parent.failed }),
 });
 
 /** The counts and cost: Funnel, DailyMetric and SummaryMetrics share them. */
 export const funnelFields = <Shape extends FunnelCounts>(t: FieldBuilder<Shape>) => ({
   ...funnelCountFields(t),
-  cost: t.float({ resolve: (parent) => parent.cost }),
+  cost: t.float({ description: 'Summed message cost.', resolve: (parent) => parent.cost }),
 });

@@ -24,7 +24,7 @@ const SummaryMetricsRef = builder.objectRef<SummaryMetrics>('SummaryMetrics').im
 const TagStatsRef = builder.objectRef<TagStats>('TagStats').implement({
   description: 'Statistics of the campaigns carrying a tag (DESIGN section 6).',
   fields: (t) => ({
-    campaignCount: t.exposeInt('campaignCount'),
+    campaignCount: t.exposeInt('campaignCount', { description: 'Campaigns carrying the tag.' }),
     ...funnelCountFields(t),
     lastUsed: t.expose('lastUsed', { type: 'DateTime', description: 'created_at of the newest campaign carrying the tag.' }),
   }),
@@ -40,9 +40,9 @@ builder.queryFields((t) => ({
     authScopes: (_root, args) => analyticsScope(args.appId),
     complexity: { field: 5, multiplier: 1 },
     args: {
-      appId: t.arg({ type: 'UUID', required: true }),
-      startDate: t.arg({ type: 'DateTime' }),
-      endDate: t.arg({ type: 'DateTime' }),
+      appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
+      startDate: t.arg({ description: 'Range start, ISO 8601 (inclusive).', type: 'DateTime' }),
+      endDate: t.arg({ description: 'Range end, ISO 8601 (exclusive).', type: 'DateTime' }),
       timezone: t.arg.string({ description: 'IANA time zone, default UTC.', validate: { schema: z.string().min(1).max(64) } }),
     },
     resolve: (_root, args, ctx) => dailyMetrics(ctx, args),
@@ -51,20 +51,20 @@ builder.queryFields((t) => ({
     type: SummaryMetricsRef,
     description: 'Outbound funnel over [startDate, endDate) (default the last 30 days) with distinct contacts. Scope: analytics:read.',
     authScopes: (_root, args) => analyticsScope(args.appId),
-    args: { appId: t.arg({ type: 'UUID', required: true }), startDate: t.arg({ type: 'DateTime' }), endDate: t.arg({ type: 'DateTime' }) },
+    args: { appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }), startDate: t.arg({ description: 'Range start, ISO 8601 (inclusive).', type: 'DateTime' }), endDate: t.arg({ description: 'Range end, ISO 8601 (exclusive).', type: 'DateTime' }) },
     resolve: (_root, args, ctx) => summaryMetrics(ctx, args),
   }),
   campaignTags: t.stringList({
     description: 'Distinct campaign tags of the app, sorted. Scope: analytics:read.',
     authScopes: (_root, args) => analyticsScope(args.appId),
-    args: { appId: t.arg({ type: 'UUID', required: true }) },
+    args: { appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }) },
     resolve: (_root, args, ctx) => campaignTags(ctx, args.appId),
   }),
   tagStats: t.field({
     type: TagStatsRef,
     description: 'Statistics of one tag; not_found when no campaign carries it. Scope: analytics:read.',
     authScopes: (_root, args) => analyticsScope(args.appId),
-    args: { appId: t.arg({ type: 'UUID', required: true }), tag: t.arg.string({ required: true, validate: { schema: sqlText(1, 100) } }) },
+    args: { appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }), tag: t.arg.string({ description: 'The tag.', required: true, validate: { schema: sqlText(1, 100) } }) },
     resolve: (_root, args, ctx) => tagStats(ctx, args.appId, args.tag),
   }),
 }));

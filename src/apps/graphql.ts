@@ -6,10 +6,10 @@ import { apps, type AppRow } from './tables.js';
 export const AppRef = builder.objectRef<AppRow>('App').implement({
   description: 'A tenant: every analytics, scheduling and video record belongs to one app.',
   fields: (t) => ({
-    id: t.exposeID('id'),
-    name: t.exposeString('name'),
+    id: t.exposeID('id', { description: 'The app id (UUID).' }),
+    name: t.exposeString('name', { description: "The app's display name." }),
     timezone: t.exposeString('timezone', { description: 'IANA time zone of the app (app_timezone of scheduled calls).' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    createdAt: t.expose('createdAt', { description: 'When it was created (ISO 8601 UTC).', type: 'DateTime' }),
   }),
 });
 
@@ -17,7 +17,7 @@ builder.queryField('app', (t) =>
   t.field({
     type: AppRef,
     description: 'One app the token may access. Needs any valid token with the app in its apps claim.',
-    args: { appId: t.arg({ type: 'UUID', required: true }) },
+    args: { appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }) },
     authScopes: (_root, args) => ({ app: args.appId }),
     resolve: async (_root, args, ctx) => {
       const [row] = await ctx.runtime.database.db.select().from(apps).where(eq(apps.id, args.appId)).limit(1);

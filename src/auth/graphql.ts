@@ -5,7 +5,7 @@ import { revokeToken } from './oauth.js';
 const Viewer = builder.objectRef<{ clientId: string; scopes: string[]; apps: string[] }>('Viewer').implement({
   description: 'The OAuth client the bearer token was issued to.',
   fields: (t) => ({
-    clientId: t.exposeString('clientId'),
+    clientId: t.exposeString('clientId', { description: 'The OAuth client id of the token.' }),
     scopes: t.exposeStringList('scopes', { description: 'Granted scopes.' }),
     apps: t.exposeStringList('apps', { description: 'App ids this token may access.' }),
   }),
@@ -28,7 +28,7 @@ builder.mutationField('revokeToken', (t) =>
     description: 'Revokes an access token of the calling client (RFC 7009: succeeds even for an invalid token). Scope: oauth:revoke.',
     authScopes: { scope: 'oauth:revoke' },
     extensions: { validationErrorType: 'invalid_request' },
-    args: { token: t.arg.string({ required: true, validate: { schema: z.string().min(1, 'Required') } }) },
+    args: { token: t.arg.string({ description: 'The access token to revoke.', required: true, validate: { schema: z.string().min(1, 'Required') } }) },
     resolve: async (_root, args, ctx) => {
       await revokeToken(ctx, args.token);
       return true;

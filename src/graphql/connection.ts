@@ -5,28 +5,30 @@ import { builder } from './builder.js';
 const PageInfo = builder.objectRef<{ hasNextPage: boolean; endCursor: string | null }>('PageInfo').implement({
   description: 'Keyset pagination: pass endCursor as `after` for the next page.',
   fields: (t) => ({
-    hasNextPage: t.exposeBoolean('hasNextPage'),
-    endCursor: t.exposeString('endCursor', { nullable: true }),
+    hasNextPage: t.exposeBoolean('hasNextPage', { description: 'Whether another page follows this one.' }),
+    endCursor: t.exposeString('endCursor', { nullable: true, description: 'Cursor of the last item; null when there is no next page.' }),
   }),
 });
 
 /** A Relay-style connection over a keyset Page: edges, nodes, pageInfo and the limit used. */
 export function connectionOf<T>(name: string, node: ObjectRef<any, T>, description: string) {
   const Edge = builder.objectRef<{ node: T; cursor: string | null }>(`${name}Edge`).implement({
+    description: `One ${name} of a page, with the cursor after it.`,
     fields: (t) => ({
-      node: t.field({ type: node, resolve: (edge) => edge.node as never }),
+      node: t.field({ type: node, description: `The ${name}.`, resolve: (edge) => edge.node as never }),
       cursor: t.exposeString('cursor', { nullable: true, description: 'Set on the last edge of a page that has more.' }),
     }),
   });
   return builder.objectRef<Page<T>>(`${name}Connection`).implement({
     description,
     fields: (t) => ({
-      nodes: t.field({ type: [node], resolve: (page) => page.items as never }),
+      nodes: t.field({ type: [node], description: 'The items of this page, in order.', resolve: (page) => page.items as never }),
       edges: t.field({
         type: [Edge],
+        description: 'The items of this page with cursors (Relay style); nodes is the shorter form.',
         resolve: (page) => page.items.map((item, i) => ({ node: item, cursor: i === page.items.length - 1 ? page.nextCursor : null })),
       }),
-      pageInfo: t.field({ type: PageInfo, resolve: (page) => ({ hasNextPage: page.hasMore, endCursor: page.nextCursor }) }),
+      pageInfo: t.field({ type: PageInfo, description: 'Whether more follow, and the cursor to continue from.', resolve: (page) => ({ hasNextPage: page.hasMore, endCursor: page.nextCursor }) }),
       limit: t.exposeInt('limit', { description: 'The page size used.' }),
     }),
   });

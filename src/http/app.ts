@@ -10,6 +10,10 @@ import { mountLookupRoutes, mountRoutes, type RestRoute } from '../rest/adapter.
 import { tokenHandler } from '../rest/oauth.js';
 import type { RequestContext, Runtime } from '../runtime.js';
 import { videoHostRoutes } from '../video/rest.js';
+import { mountMetrics } from '../observability/endpoint.js';
+import { httpMetrics } from '../observability/http-metrics.js';
+import { rateLimitRejections } from '../observability/metrics.js';
+import { mountDocs } from './docs.js';
 import { errorResponse, serverError } from './envelope.js';
 import { createGraphQLServer } from './graphql.js';
 import type { HttpEnv } from './types.js';
@@ -91,7 +95,7 @@ const videoShape: ErrorShape = (error, c) =>
  * the video host alike (DESIGN sections 2, 4 and 9); `shape` writes 401 and 429 in the
  * listener's own error format.
  */
-function requireAuth(runtime: Runtime, shape: ErrorShape): MiddlewareHandler<HttpEnv> {
+function requireAuth(runtime: Runtime, shape: ErrorShape, listener: 'rest' | 'graphql' | 'video'): MiddlewareHandler<HttpEnv> {
   return async (c, next) => {
     const ctx = c.get('requestContext');
     const result = await authenticate(runtime, c.req.header('authorization'));
@@ -102,6 +106,7 @@ function requireAuth(runtime: Runtime, shape: ErrorShape): MiddlewareHandler<Htt
     const decision = await runtime.rateLimits.consume(result.auth.clientId, result.quota);
     if (!decision.allowed) {
       ctx.logger.info({ client: result.auth.clientId }, 'rate limit exceeded');
+      rateLimitRejections.inc({ listener });
       return shape(new AppError('rate_limit_exceeded', 'Rate limit exceeded', { headers: decision.headers }), c);
     }
     await next();
@@ -117,6 +122,7 @@ export function createMainApp(runtime: Runtime, schema: GraphQLSchema, routes: r
   const app = new Hono<HttpEnv>();
   const yoga = createGraphQLServer(runtime, schema);
   app.use('*', requestScope(runtime));
+  app.use('*', httpMetrics('main'));
   app.onError(errorHandler(runtime));
   app.notFound(() => {
     throw new AppError('not_found', 'No such path');
@@ -145,8 +151,9 @@ export function createMainApp(runtime: Runtime, schema: GraphQLSchema, routes: r
     }
   });
   app.get('/.well-known/jwks.json', (c) => c.json(runtime.keys.jwks));
+  if (runtime.config.METRICS && runtime.config.METRICS_PORT === undefined) mountMetrics(app, runtime);
 
-  const graphqlAuth = requireAuth(runtime, graphqlShape);
+  const graphqlAuth = requireAuth(runtime, graphqlShape, 'graphql');
   app.use('/graphql', tooLarge, async (c, next) => (isGraphiQLPage(c) ? next() : graphqlAuth(c, next)));
   app.on(['GET', 'POST'], '/graphql', (c) => yoga.fetch(c.req.raw, { requestContext: c.get('requestContext') }));
   app.all('/graphql', () => {
@@ -166,7 +173,8 @@ export function createMainApp(runtime: Runtime, schema: GraphQLSchema, routes: r
   v1.all('/oauth/token', () => {
     throw new AppError('method_not_allowed', 'Use POST');
   });
-  v1.use('*', requireAuth(runtime, restShape));
+  mountDocs(app, v1, runtime, schema, routes);
+  v1.use('*', requireAuth(runtime, restShape, 'rest'));
   mountRoutes(v1, schema, routes);
   app.route('/api/v1', v1);
   return app;
@@ -176,6 +184,7 @@ export function createMainApp(runtime: Runtime, schema: GraphQLSchema, routes: r
 export function createVideoApp(runtime: Runtime, schema: GraphQLSchema): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>();
   app.use('*', requestScope(runtime));
+  app.use('*', httpMetrics('video'));
   app.onError((error, c) => {
     const appError = toAppError(error);
     if (!appError || appError.type === 'server_error') runtime.logger.error({ err: error, requestId: c.get('requestId') }, 'unhandled error on video host');
@@ -193,7 +202,7 @@ export function createVideoApp(runtime: Runtime, schema: GraphQLSchema): Hono<Ht
       return c.json({ status: 'unavailable' }, 503);
     }
   });
-  app.use('/api/*', tooLarge, requireAuth(runtime, videoShape));
+  app.use('/api/*', tooLarge, requireAuth(runtime, videoShape, 'video'));
   mountLookupRoutes(app, schema, videoHostRoutes, 'Video call');
   return app;
 }

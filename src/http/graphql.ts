@@ -8,17 +8,16 @@ import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Runtime, RequestContext } from '../runtime.js';
 import { appErrorToGraphQL, toAppError } from '../graphql/errors.js';
+import { useOperationMetrics } from '../observability/graphql-metrics.js';
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+import { graphiqlTabs } from './graphiql-examples.js';
 
 export interface YogaServerContext {
   requestContext: RequestContext;
 }
 
-export const graphiqlExample = `# Switchboard GraphQL. Put your bearer token in the Headers tab:
-# { "Authorization": "Bearer <access_token>" }
-query Viewer {
-  viewer { clientId scopes apps }
-}
-`;
+// The opening tab; graphiql-examples.ts has one tab per domain.
+export const graphiqlExample = graphiqlTabs[0]!.query;
 
 /**
  * A subscription refused before its stream starts (scope, app, not_found) ends as `{errors}`;
@@ -78,6 +77,8 @@ export function createGraphQLServer(runtime: Runtime, schema: GraphQLSchema): Yo
     // The listener's own 1 MiB limit (tooLarge in app.ts) runs before yoga. yoga's 25 MB one
     // would pipe every body through a TransformStream into a new Request: pure cost (bench/).
     maxRequestBodySize: false,
+    // GraphiQL bundled in the page (no CDN): works offline and behind strict egress.
+    renderGraphiQL,
     logging: {
       debug: (...args) => logger.debug({ yoga: args }, 'yoga'),
       info: (...args) => logger.info({ yoga: args }, 'yoga'),
@@ -88,6 +89,7 @@ export function createGraphQLServer(runtime: Runtime, schema: GraphQLSchema): Yo
     graphiql: {
       title: 'Switchboard GraphQL',
       defaultQuery: graphiqlExample,
+      defaultTabs: graphiqlTabs,
       headers: JSON.stringify({ Authorization: 'Bearer <access_token>' }),
       shouldPersistHeaders: true,
     },
@@ -95,6 +97,7 @@ export function createGraphQLServer(runtime: Runtime, schema: GraphQLSchema): Yo
       // Subscriptions over graphql-sse, distinct-connections mode (PITFALLS), at /graphql/stream.
       useGraphQLSSE({ endpoint: '/graphql/stream' }),
       subscriptionErrorsAsResults,
+      useOperationMetrics(),
       // Fragments flattened and introspection counted (PITFALLS: graphql-armor #431, PR #823).
       maxDepthPlugin({ n: config.GRAPHQL_MAX_DEPTH, flattenFragments: true, ignoreIntrospection: false }),
       maxAliasesPlugin({ n: config.GRAPHQL_MAX_ALIASES }),

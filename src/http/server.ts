@@ -1,16 +1,19 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import type { Hono } from 'hono';
+import { Hono } from 'hono';
 import { schema } from '../graphql/schema.js';
 import { restRoutes } from '../rest/routes.js';
 import type { Runtime } from '../runtime.js';
+import { mountMetrics } from '../observability/endpoint.js';
 import { createMainApp, createVideoApp } from './app.js';
 import type { HttpEnv } from './types.js';
 
 export interface RunningServers {
   mainPort: number;
   videoPort: number;
+  /** The metrics listener's port, when METRICS_PORT is set. */
+  metricsPort?: number;
   /** Stops accepting, lets in-flight requests finish (up to the grace period), then closes. */
   close(): Promise<void>;
 }
@@ -22,9 +25,17 @@ function listen(app: Hono<HttpEnv>, port: number, hostname: string): Promise<Ser
   });
 }
 
+function metricsApp(runtime: Runtime): Hono<HttpEnv> {
+  const app = new Hono<HttpEnv>();
+  mountMetrics(app, runtime);
+  return app;
+}
+
 export async function startServers(runtime: Runtime, ports: { main: number; video: number; host: string }): Promise<RunningServers> {
   const main = await listen(createMainApp(runtime, schema, restRoutes), ports.main, ports.host);
   const video = await listen(createVideoApp(runtime, schema), ports.video, ports.host);
+  // METRICS_PORT: /metrics on a listener of its own (not on the main one).
+  const metrics = runtime.config.METRICS_PORT === undefined ? undefined : await listen(metricsApp(runtime), runtime.config.METRICS_PORT, ports.host);
   runtime.webhooks.start();
   const closeOne = (server: Server) =>
     new Promise<void>((resolve) => {
@@ -41,10 +52,11 @@ export async function startServers(runtime: Runtime, ports: { main: number; vide
   return {
     mainPort: (main.address() as AddressInfo).port,
     videoPort: (video.address() as AddressInfo).port,
+    ...(metrics ? { metricsPort: (metrics.address() as AddressInfo).port } : {}),
     close: async () => {
       // Open SSE streams complete first, so they do not hold the listener open for the grace period.
       runtime.timeline.endStreams();
-      await Promise.all([closeOne(main), closeOne(video), runtime.webhooks.stop(runtime.config.SHUTDOWN_GRACE_MS)]);
+      await Promise.all([closeOne(main), closeOne(video), ...(metrics ? [closeOne(metrics)] : []), runtime.webhooks.stop(runtime.config.SHUTDOWN_GRACE_MS)]);
     },
   };
 }

@@ -28,21 +28,21 @@ const hoursDescription = `Weekly working hours in the agent's local time: {"mon"
 const AvailabilityException = builder.objectRef<AvailabilityExceptionRow>('AvailabilityException').implement({
   description: 'A blocked or available_extra window of an agent, in UTC.',
   fields: (t) => ({
-    id: t.exposeID('id'),
-    agentId: t.exposeID('agentId'),
+    id: t.exposeID('id', { description: 'Exception id (UUID).' }),
+    agentId: t.exposeID('agentId', { description: 'The agent (UUID).' }),
     kind: t.exposeString('kind', { description: exceptionKinds.join(' or ') }),
-    startUtc: t.expose('startAt', { type: 'DateTime' }),
-    endUtc: t.expose('endAt', { type: 'DateTime' }),
+    startUtc: t.expose('startAt', { description: 'Start, ISO 8601 UTC (inclusive).', type: 'DateTime' }),
+    endUtc: t.expose('endAt', { description: 'End, ISO 8601 UTC (exclusive).', type: 'DateTime' }),
   }),
 });
 
 const DndWindow = builder.objectRef<DndWindowRow>('DndWindow').implement({
   description: 'A do-not-disturb window of an agent, in UTC: no slot overlaps it.',
   fields: (t) => ({
-    id: t.exposeID('id'),
-    agentId: t.exposeID('agentId'),
-    startUtc: t.expose('startAt', { type: 'DateTime' }),
-    endUtc: t.expose('endAt', { type: 'DateTime' }),
+    id: t.exposeID('id', { description: 'Window id (UUID).' }),
+    agentId: t.exposeID('agentId', { description: 'The agent (UUID).' }),
+    startUtc: t.expose('startAt', { description: 'Start, ISO 8601 UTC (inclusive).', type: 'DateTime' }),
+    endUtc: t.expose('endAt', { description: 'End, ISO 8601 UTC (exclusive).', type: 'DateTime' }),
   }),
 });
 
@@ -54,8 +54,8 @@ const rangeArgs = builder.args((t) => ({
 const Agent = builder.objectRef<AgentRow>('Agent').implement({
   description: 'A member who takes calls. Scope: scheduling:read.',
   fields: (t) => ({
-    id: t.exposeID('id'),
-    name: t.exposeString('name'),
+    id: t.exposeID('id', { description: 'Identifier.' }),
+    name: t.exposeString('name', { description: "The agent's display name." }),
     timezone: t.exposeString('timezone', { description: 'IANA time zone of the working hours.' }),
     workingHours: t.field({ type: 'JSON', description: hoursDescription, resolve: (agent) => agent.workingHours }),
     exceptions: t.field({
@@ -70,8 +70,8 @@ const Agent = builder.objectRef<AgentRow>('Agent').implement({
       args: rangeArgs,
       resolve: (agent, args, ctx) => dndWindowsOf(ctx, agent.appId, agent.id, args),
     }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    createdAt: t.expose('createdAt', { description: 'When it was created (ISO 8601 UTC).', type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { description: 'When it last changed (ISO 8601 UTC).', type: 'DateTime' }),
   }),
 });
 
@@ -81,7 +81,7 @@ builder.queryField('agents', (t) =>
     description: "An app's agents by name. Scope: scheduling:read.",
     authScopes: (_root, args) => read(args.appId),
     extensions: invalidRequest,
-    args: { appId: t.arg({ type: 'UUID', required: true }) },
+    args: { appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }) },
     resolve: (_root, args, ctx) => listAgents(ctx, args.appId),
   }),
 );
@@ -92,15 +92,15 @@ builder.queryField('agent', (t) =>
     description: 'One agent; not_found for an unknown id. Scope: scheduling:read.',
     authScopes: (_root, args) => read(args.appId),
     extensions: invalidRequest,
-    args: { appId: t.arg({ type: 'UUID', required: true }), id: t.arg({ type: 'UUID', required: true }) },
+    args: { appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }), id: t.arg({ description: 'The record id (UUID).', type: 'UUID', required: true }) },
     resolve: (_root, args, ctx) => getAgent(ctx, args.appId, args.id),
   }),
 );
 
-const AgentInput = builder.inputType('AgentInput', {
+const AgentInput = builder.inputType('AgentInput', { description: 'An agent to create or update: name, IANA timezone and weekly working hours.',
   fields: (t) => ({
     id: t.field({ type: 'UUID', description: 'Replaces the agent with this id; absent: a new agent.' }),
-    name: t.string({ required: true }),
+    name: t.string({ description: "The agent's display name (1 to 200 characters).", required: true }),
     timezone: t.string({ required: true, description: 'IANA time zone.' }),
     workingHours: t.field({ type: 'JSON', description: hoursDescription }),
   }),
@@ -112,7 +112,7 @@ builder.mutationField('saveAgent', (t) =>
     description: 'Creates an agent, or replaces the one with input.id. Scope: scheduling:write.',
     authScopes: (_root, args) => write(args.appId),
     extensions: invalidRequest,
-    args: { appId: t.arg({ type: 'UUID', required: true }), input: t.arg({ type: AgentInput, required: true }) },
+    args: { appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }), input: t.arg({ description: 'The fields, validated as the REST body is.', type: AgentInput, required: true }) },
     resolve: (_root, args, ctx) => saveAgent(ctx, args.appId, parseInput(z.object({ input: agentInput }), args, 'invalid_request').input),
   }),
 );
@@ -124,8 +124,8 @@ builder.mutationField('setAgentWorkingHours', (t) =>
     authScopes: (_root, args) => write(args.appId),
     extensions: invalidRequest,
     args: {
-      appId: t.arg({ type: 'UUID', required: true }),
-      agentId: t.arg({ type: 'UUID', required: true }),
+      appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
+      agentId: t.arg({ description: 'The agent (UUID).', type: 'UUID', required: true }),
       workingHours: t.arg({ type: 'JSON', required: true, description: hoursDescription }),
     },
     resolve: (_root, args, ctx) =>
@@ -139,7 +139,7 @@ builder.mutationField('deleteAgent', (t) =>
     description: 'Deletes an agent with its exceptions and DND windows; conflict (409) while calls reference it. Scope: scheduling:write.',
     authScopes: (_root, args) => write(args.appId),
     extensions: invalidRequest,
-    args: { appId: t.arg({ type: 'UUID', required: true }), id: t.arg({ type: 'UUID', required: true }) },
+    args: { appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }), id: t.arg({ description: 'The record id (UUID).', type: 'UUID', required: true }) },
     resolve: (_root, args, ctx) => deleteAgent(ctx, args.appId, args.id),
   }),
 );
@@ -151,10 +151,10 @@ builder.mutationField('addAvailabilityException', (t) =>
     authScopes: (_root, args) => write(args.appId),
     extensions: invalidRequest,
     args: {
-      appId: t.arg({ type: 'UUID', required: true }),
-      agentId: t.arg({ type: 'UUID', required: true }),
+      appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
+      agentId: t.arg({ description: 'The agent (UUID).', type: 'UUID', required: true }),
       kind: t.arg.string({ required: true, description: exceptionKinds.join(' or ') }),
-      startUtc: t.arg({ type: 'DateTime', required: true }),
+      startUtc: t.arg({ description: 'Start, ISO 8601 UTC.', type: 'DateTime', required: true }),
       endUtc: t.arg({ type: 'DateTime', required: true, description: 'After startUtc.' }),
     },
     resolve: (_root, args, ctx) => addAvailabilityException(ctx, args.appId, parseInput(exceptionInput, args, 'invalid_request')),
@@ -167,7 +167,7 @@ builder.mutationField('removeAvailabilityException', (t) =>
     description: 'Removes an exception; returns it. Scope: scheduling:write.',
     authScopes: (_root, args) => write(args.appId),
     extensions: invalidRequest,
-    args: { appId: t.arg({ type: 'UUID', required: true }), id: t.arg({ type: 'UUID', required: true }) },
+    args: { appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }), id: t.arg({ description: 'The record id (UUID).', type: 'UUID', required: true }) },
     resolve: (_root, args, ctx) => removeAvailabilityException(ctx, args.appId, args.id),
   }),
 );
@@ -179,9 +179,9 @@ builder.mutationField('addDndWindow', (t) =>
     authScopes: (_root, args) => write(args.appId),
     extensions: invalidRequest,
     args: {
-      appId: t.arg({ type: 'UUID', required: true }),
-      agentId: t.arg({ type: 'UUID', required: true }),
-      startUtc: t.arg({ type: 'DateTime', required: true }),
+      appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
+      agentId: t.arg({ description: 'The agent (UUID).', type: 'UUID', required: true }),
+      startUtc: t.arg({ description: 'Start, ISO 8601 UTC.', type: 'DateTime', required: true }),
       endUtc: t.arg({ type: 'DateTime', required: true, description: 'After startUtc.' }),
     },
     resolve: (_root, args, ctx) => addDndWindow(ctx, args.appId, parseInput(windowInput, args, 'invalid_request')),
@@ -194,7 +194,7 @@ builder.mutationField('removeDndWindow', (t) =>
     description: 'Removes a do-not-disturb window; returns it. Scope: scheduling:write.',
     authScopes: (_root, args) => write(args.appId),
     extensions: invalidRequest,
-    args: { appId: t.arg({ type: 'UUID', required: true }), id: t.arg({ type: 'UUID', required: true }) },
+    args: { appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }), id: t.arg({ description: 'The record id (UUID).', type: 'UUID', required: true }) },
     resolve: (_root, args, ctx) => removeDndWindow(ctx, args.appId, args.id),
   }),
 );

@@ -11,12 +11,12 @@ const AvailabilitySlot = builder.objectRef<Slot>('AvailabilitySlot').implement({
   description: 'An open slot of one agent (SPEC "Availability slot").',
   fields: (t) => ({
     startUtc: t.exposeString('startUtc', { description: 'toISOString() form, e.g. 2026-03-08T14:00:00.000Z.' }),
-    endUtc: t.exposeString('endUtc'),
-    agentId: t.exposeString('agentId'),
+    endUtc: t.exposeString('endUtc', { description: 'Slot end, ISO 8601 UTC.' }),
+    agentId: t.exposeString('agentId', { description: 'The agent the slot is open for.' }),
   }),
 });
 
-const Availability = builder.objectRef<{ slots: Slot[] }>('Availability').implement({
+const Availability = builder.objectRef<{ slots: Slot[] }>('Availability').implement({ description: 'Open slots for the requested window (SPEC "Availability slot").',
   fields: (t) => ({
     slots: t.field({ type: [AvailabilitySlot], description: 'Sorted by startUtc, then agentId.', resolve: (a) => a.slots }),
   }),
@@ -34,25 +34,25 @@ const RejectionReasonRef = builder.objectRef<RejectionReason>('AvailabilityRejec
   }),
 });
 
-const RejectedCandidateRef = builder.objectRef<RejectedCandidate>('RejectedCandidate').implement({
+const RejectedCandidateRef = builder.objectRef<RejectedCandidate>('RejectedCandidate').implement({ description: 'A candidate slot that was not offered, and why.',
   fields: (t) => ({
-    startUtc: t.exposeString('startUtc'),
-    endUtc: t.exposeString('endUtc'),
-    agentId: t.exposeString('agentId'),
-    reasons: t.field({ type: [RejectionReasonRef], resolve: (c) => c.reasons }),
+    startUtc: t.exposeString('startUtc', { description: 'Start, ISO 8601 UTC (inclusive).' }),
+    endUtc: t.exposeString('endUtc', { description: 'End, ISO 8601 UTC (exclusive).' }),
+    agentId: t.exposeString('agentId', { description: 'The agent of the candidate.' }),
+    reasons: t.field({ description: 'Every reason the candidate was not offered.', type: [RejectionReasonRef], resolve: (c) => c.reasons }),
   }),
 });
 
 const AvailabilityExplanation = builder.objectRef<{ slots: Slot[]; rejected: RejectedCandidate[] }>('AvailabilityExplanation').implement({
   description: 'The slots availability returns, and every other candidate with its reasons.',
   fields: (t) => ({
-    slots: t.field({ type: [AvailabilitySlot], resolve: (a) => a.slots }),
+    slots: t.field({ description: 'The offered slots (as availability returns them).', type: [AvailabilitySlot], resolve: (a) => a.slots }),
     rejected: t.field({ type: [RejectedCandidateRef], description: 'Sorted by startUtc, then agentId.', resolve: (a) => a.rejected }),
   }),
 });
 
 const availabilityFieldArgs = builder.args((t) => ({
-  appId: t.field({ type: 'UUID', required: true }),
+  appId: t.field({ description: 'The app (tenant) it belongs to.', type: 'UUID', required: true }),
   fromUtc: t.field({ type: 'DateTime', required: true, description: 'Window start, ISO 8601 UTC.' }),
   toUtc: t.field({ type: 'DateTime', required: true, description: 'Window end, after fromUtc.' }),
   durationMinutes: t.int({ required: true, description: '5 to 480; the size of each candidate.', validate: { schema: shape.durationMinutes } }),

@@ -19,8 +19,8 @@ builder.subscriptionField('scheduledCallTimeline', (t) =>
     authScopes: (_root, args) => ({ $all: { scope: 'scheduling:read', app: args.appId } }),
     extensions: { validationErrorType: 'invalid_request' },
     args: {
-      appId: t.arg({ type: 'UUID', required: true }),
-      callId: t.arg({ type: 'UUID', required: true }),
+      appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
+      callId: t.arg({ description: 'The call (UUID).', type: 'UUID', required: true }),
       after: t.arg(afterArg('Resume after this event (the last one received).')),
     },
     subscribe: async (_root, args, ctx) => {
@@ -40,7 +40,7 @@ builder.subscriptionField('scheduledCallEvents', (t) =>
     authScopes: (_root, args) => ({ $all: { scope: 'scheduling:read', app: args.appId } }),
     extensions: { validationErrorType: 'invalid_request' },
     args: {
-      appId: t.arg({ type: 'UUID', required: true }),
+      appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
       after: t.arg(afterArg('Resume after this event (the last one received).')),
     },
     subscribe: (_root, args, ctx) => openTimeline(ctx, { appId: args.appId }, args.after ?? undefined),

@@ -15,20 +15,21 @@ const SentMessageRef = builder.objectRef<SentMessage>('SentMessage').implement({
   fields: (t) => ({
     id: t.exposeID('id', { description: 'The message id in the analytics message list.' }),
     status: t.exposeString('status', { description: 'queued when accepted; provider status updates move it on.' }),
-    to: t.exposeString('to'),
+    to: t.exposeString('to', { description: 'Recipient phone number.' }),
     kind: t.exposeString('kind', { description: 'flow, product_list or template.' }),
     messageType: t.exposeString('messageType', { description: 'interactive or template.' }),
-    providerMessageId: t.exposeString('providerMessageId'),
-    flowToken: t.exposeString('flowToken', { nullable: true }),
-    templateName: t.exposeString('templateName', { nullable: true }),
+    providerMessageId: t.exposeString('providerMessageId', { description: "The provider's id for the message." }),
+    flowToken: t.exposeString('flowToken', { description: 'The flow_token of a Flow send (echoed in the reply), else null.', nullable: true }),
+    templateName: t.exposeString('templateName', { description: 'The template of a template send, else null.', nullable: true }),
     productItemCount: t.exposeInt('productItemCount', { nullable: true, description: 'Product items sent, after dropping unmatched ones.' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    createdAt: t.expose('createdAt', { description: 'When it was accepted (ISO 8601 UTC).', type: 'DateTime' }),
   }),
 });
 
 const SendMessageResult = builder.objectRef<{ message: SentMessage; replayed: boolean }>('SendMessageResult').implement({
+  description: 'The queued message; replayed is true when an Idempotency-Key replayed an earlier send.',
   fields: (t) => ({
-    message: t.field({ type: SentMessageRef, resolve: (r) => r.message }),
+    message: t.field({ description: 'The queued message.', type: SentMessageRef, resolve: (r) => r.message }),
     replayed: t.exposeBoolean('replayed', { description: 'True when an Idempotency-Key replayed the stored first response.' }),
   }),
 });
@@ -36,8 +37,8 @@ const SendMessageResult = builder.objectRef<{ message: SentMessage; replayed: bo
 const FlowReply = builder.objectRef<{ messageId: string; receivedAt: Date; response: unknown }>('FlowReply').implement({
   description: 'The inbound message that answered a Flow, linked by flow_token.',
   fields: (t) => ({
-    messageId: t.exposeString('messageId'),
-    receivedAt: t.expose('receivedAt', { type: 'DateTime' }),
+    messageId: t.exposeString('messageId', { description: 'The inbound message that carried the reply.' }),
+    receivedAt: t.expose('receivedAt', { description: 'When the reply arrived (ISO 8601 UTC).', type: 'DateTime' }),
     response: t.field({ type: 'JSON', description: "The user's answers.", resolve: (r) => r.response }),
   }),
 });
@@ -45,13 +46,13 @@ const FlowReply = builder.objectRef<{ messageId: string; receivedAt: Date; respo
 const SentMessageDetailsRef = builder.objectRef<SentMessageDetails>('SentMessageDetails').implement({
   description: 'A message sent through this service: the payload as sent and the Flow reply, if any.',
   fields: (t) => ({
-    messageId: t.exposeString('messageId'),
-    kind: t.exposeString('kind'),
-    flowToken: t.exposeString('flowToken', { nullable: true }),
-    providerMessageId: t.exposeString('providerMessageId', { nullable: true }),
+    messageId: t.exposeString('messageId', { description: 'The message id.' }),
+    kind: t.exposeString('kind', { description: 'flow, product_list or template.' }),
+    flowToken: t.exposeString('flowToken', { description: 'The flow_token of a Flow send (echoed in the reply), else null.', nullable: true }),
+    providerMessageId: t.exposeString('providerMessageId', { description: "The provider's id for the message.", nullable: true }),
     payload: t.field({ type: 'JSON', description: 'The body as sent (unmatched product items dropped).', resolve: (d) => d.payload }),
-    message: t.field({ type: MessageRef, resolve: (d) => d.message }),
-    flowReply: t.field({
+    message: t.field({ description: 'The payload as sent.', type: MessageRef, resolve: (d) => d.message }),
+    flowReply: t.field({ description: 'The Flow reply, once the user submitted it.',
       type: FlowReply,
       nullable: true,
       resolve: (d) => (d.replyMessageId && d.repliedAt ? { messageId: d.replyMessageId, receivedAt: d.repliedAt, response: d.replyResponse } : null),
@@ -59,13 +60,13 @@ const SentMessageDetailsRef = builder.objectRef<SentMessageDetails>('SentMessage
   }),
 });
 
-const InboundEventResult = builder.objectRef<InboundResult>('InboundEventResult').implement({
+const InboundEventResult = builder.objectRef<InboundResult>('InboundEventResult').implement({ description: 'What an inbound event did: the event kind, whether it changed anything, and the message it stored or updated.',
   fields: (t) => ({
     event: t.exposeString('event', { description: 'message or status.' }),
     applied: t.exposeBoolean('applied', {
       description: 'False for a redelivered message, or a status update that did not move the message (never backwards).',
     }),
-    message: t.field({ type: MessageRef, resolve: (r) => r.message }),
+    message: t.field({ description: 'The stored or updated message, when there is one.', type: MessageRef, resolve: (r) => r.message }),
     linkedMessageId: t.exposeString('linkedMessageId', { nullable: true, description: 'For a Flow reply: the send it answers.' }),
   }),
 });
@@ -73,25 +74,25 @@ const InboundEventResult = builder.objectRef<InboundResult>('InboundEventResult'
 // ---------------------------------------------------------------------------------------------
 // Inputs
 
-const TextInput = builder.inputType('SendTextInput', { fields: (t) => ({ text: t.string({ required: true }) }) });
-const HeaderInput = builder.inputType('SendHeaderInput', {
+const TextInput = builder.inputType('SendTextInput', { description: 'A text part (body or footer).', fields: (t) => ({ text: t.string({ description: 'The text.', required: true }) }) });
+const HeaderInput = builder.inputType('SendHeaderInput', { description: 'A message header: type text and its text (up to 60 characters).',
   fields: (t) => ({ type: t.string({ required: true, description: 'text' }), text: t.string({ required: true, description: 'At most 60 characters.' }) }),
 });
 const fixed = (value: string) => `Fixed value ${value}; may be omitted here.`;
 const envelopeFields = (t: PothosInputFields) => ({
   to: t.string({ required: true, description: 'Recipient phone number.' }),
-  tags: t.stringList(),
+  tags: t.stringList({ description: 'Free-form tags stored with the message.' }),
   metadata: t.field({ type: 'JSON', description: 'An object or a string.' }),
 });
 type PothosInputFields = Parameters<Parameters<typeof builder.inputType>[1]['fields']>[0];
 
-const FlowActionPayloadInput = builder.inputType('FlowActionPayloadInput', {
+const FlowActionPayloadInput = builder.inputType('FlowActionPayloadInput', { description: 'The first screen and its initial data (flow_action navigate).',
   fields: (t) => ({
     screen: t.string({ description: 'Required with navigate: the first screen.' }),
     data: t.field({ type: 'JSON', description: 'Initial state of that screen.' }),
   }),
 });
-const FlowParametersInput = builder.inputType('FlowParametersInput', {
+const FlowParametersInput = builder.inputType('FlowParametersInput', { description: 'Flow parameters (SPEC "Send a Flow message"): version, token, id or name, CTA, action, mode.',
   fields: (t) => ({
     flow_message_version: t.string({ required: true, description: '3' }),
     flow_token: t.string({ required: true, description: 'Unique per send within the app.' }),
@@ -103,40 +104,40 @@ const FlowParametersInput = builder.inputType('FlowParametersInput', {
     mode: t.string({ description: 'published (default) or draft.' }),
   }),
 });
-const FlowActionInput = builder.inputType('FlowActionInput', {
-  fields: (t) => ({ name: t.string({ description: fixed('flow') }), parameters: t.field({ type: FlowParametersInput, required: true }) }),
+const FlowActionInput = builder.inputType('FlowActionInput', { description: 'The Flow action: name `flow` and its parameters.',
+  fields: (t) => ({ name: t.string({ description: fixed('flow') }), parameters: t.field({ description: 'Flow parameters (flow_message_version, flow_token, flow_id or flow_name, flow_cta, ...).', type: FlowParametersInput, required: true }) }),
 });
-const FlowInteractiveInput = builder.inputType('FlowInteractiveInput', {
+const FlowInteractiveInput = builder.inputType('FlowInteractiveInput', { description: 'The interactive part of a Flow message (SPEC "Send a Flow message").',
   fields: (t) => ({
     type: t.string({ description: fixed('flow') }),
-    header: t.field({ type: HeaderInput }),
-    body: t.field({ type: TextInput, required: true }),
-    footer: t.field({ type: TextInput }),
-    action: t.field({ type: FlowActionInput, required: true }),
+    header: t.field({ description: 'Optional header: type text, text up to 60 characters.', type: HeaderInput }),
+    body: t.field({ description: 'Body: text up to 1024 characters.', type: TextInput, required: true }),
+    footer: t.field({ description: 'Optional footer: text up to 60 characters.', type: TextInput }),
+    action: t.field({ description: 'name flow and its parameters.', type: FlowActionInput, required: true }),
   }),
 });
 const FlowMessageInput = builder.inputType('FlowMessageInput', {
   description: 'SPEC "Send a Flow message (payload)".',
-  fields: (t) => ({ ...envelopeFields(t), type: t.string({ description: fixed('interactive') }), interactive: t.field({ type: FlowInteractiveInput, required: true }) }),
+  fields: (t) => ({ ...envelopeFields(t), type: t.string({ description: fixed('interactive') }), interactive: t.field({ description: 'The Flow: type flow, header, body, footer, action.', type: FlowInteractiveInput, required: true }) }),
 });
 
-const ProductItemInput = builder.inputType('ProductItemInput', { fields: (t) => ({ product_retailer_id: t.string({ required: true }) }) });
-const ProductSectionInput = builder.inputType('ProductSectionInput', {
-  fields: (t) => ({ title: t.string({ required: true }), product_items: t.field({ type: [ProductItemInput], required: true }) }),
+const ProductItemInput = builder.inputType('ProductItemInput', { description: 'One product of a section, by retailer id.', fields: (t) => ({ product_retailer_id: t.string({ description: 'Retailer id of a catalog product.', required: true }) }) });
+const ProductSectionInput = builder.inputType('ProductSectionInput', { description: 'A titled section of products.',
+  fields: (t) => ({ title: t.string({ description: 'Section title.', required: true }), product_items: t.field({ description: 'Products of the section (at most 30 across all sections).', type: [ProductItemInput], required: true }) }),
 });
-const ProductListActionInput = builder.inputType('ProductListActionInput', {
+const ProductListActionInput = builder.inputType('ProductListActionInput', { description: 'The catalog and its sections (at most 30 products in total).',
   fields: (t) => ({
     catalog_id: t.string({ required: true, description: 'A catalog of the app (import type catalog).' }),
     sections: t.field({ type: [ProductSectionInput], required: true, description: 'At least 1; at most 30 product items in total.' }),
   }),
 });
-const ProductListInteractiveInput = builder.inputType('ProductListInteractiveInput', {
+const ProductListInteractiveInput = builder.inputType('ProductListInteractiveInput', { description: 'The interactive part of a Product List message (SPEC "Send a Product List message").',
   fields: (t) => ({
     type: t.string({ description: fixed('product_list') }),
-    header: t.field({ type: HeaderInput, required: true }),
-    body: t.field({ type: TextInput, required: true }),
-    footer: t.field({ type: TextInput }),
-    action: t.field({ type: ProductListActionInput, required: true }),
+    header: t.field({ description: 'Required header: type text, text up to 60 characters.', type: HeaderInput, required: true }),
+    body: t.field({ description: 'Body: text up to 1024 characters.', type: TextInput, required: true }),
+    footer: t.field({ description: 'Optional footer: text up to 60 characters.', type: TextInput }),
+    action: t.field({ description: 'catalog_id and the sections.', type: ProductListActionInput, required: true }),
   }),
 });
 const ProductListMessageInput = builder.inputType('ProductListMessageInput', {
@@ -144,13 +145,13 @@ const ProductListMessageInput = builder.inputType('ProductListMessageInput', {
   fields: (t) => ({
     ...envelopeFields(t),
     type: t.string({ description: fixed('interactive') }),
-    interactive: t.field({ type: ProductListInteractiveInput, required: true }),
+    interactive: t.field({ description: 'The product list: type product_list, header, body, footer, action.', type: ProductListInteractiveInput, required: true }),
   }),
 });
 
-const TemplateInput = builder.inputType('TemplateInput', {
+const TemplateInput = builder.inputType('TemplateInput', { description: 'An approved template of the app, its language and parameters.',
   fields: (t) => ({
-    name: t.string({ required: true }),
+    name: t.string({ description: 'Name of an approved template of the app.', required: true }),
     language: t.string({ required: true, description: 'Locale code, e.g. en_US.' }),
     parameters: t.stringList({ description: "Values of the body's placeholders, in order; as many as it has." }),
     flow_token: t.string({ description: "Required when the template has a Flow button; unique per send within the app." }),
@@ -159,7 +160,7 @@ const TemplateInput = builder.inputType('TemplateInput', {
 });
 const TemplateMessageInput = builder.inputType('TemplateMessageInput', {
   description: 'A send of an approved template (DESIGN section 8); works outside the 24-hour window.',
-  fields: (t) => ({ ...envelopeFields(t), type: t.string({ description: fixed('template') }), template: t.field({ type: TemplateInput, required: true }) }),
+  fields: (t) => ({ ...envelopeFields(t), type: t.string({ description: fixed('template') }), template: t.field({ description: 'The template: name, language, parameters and an optional flow_token.', type: TemplateInput, required: true }) }),
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -231,9 +232,9 @@ function sendMutation(name: string, input: typeof FlowMessageInput | typeof Prod
       description: sendDescription(what),
       authScopes: (_root, args) => ({ $all: { scope: 'messages:send', app: args.appId } }),
       args: {
-        appId: t.arg({ type: 'UUID', required: true }),
-        input: t.arg({ type: input, required: true, validate: { schema: schema as never } }),
-        idempotencyKey: t.arg.string({ validate: { schema: idempotencyKey } }),
+        appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
+        input: t.arg({ description: 'The fields, validated as the REST body is.', type: input, required: true, validate: { schema: schema as never } }),
+        idempotencyKey: t.arg.string({ description: 'Replays the first response for the same body; 409 for a different one.', validate: { schema: idempotencyKey } }),
       },
       resolve: (_root, args, ctx) =>
         under('input', () => sendMessage(ctx, args.appId, args.input as unknown as SendMessage, args.idempotencyKey ?? undefined)),
@@ -268,9 +269,9 @@ builder.mutationField('sendMessage', (t) =>
     ),
     authScopes: (_root, args) => ({ $all: { scope: 'messages:send', app: args.appId } }),
     args: {
-      appId: t.arg({ type: 'UUID', required: true }),
-      message: t.arg({ type: 'JSON', required: true, validate: { schema: sendMessageSchema } }),
-      idempotencyKey: t.arg.string({ validate: { schema: idempotencyKey } }),
+      appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
+      message: t.arg({ description: 'A Flow, Product List or template payload (SPEC field names).', type: 'JSON', required: true, validate: { schema: sendMessageSchema } }),
+      idempotencyKey: t.arg.string({ description: 'Replays the first response for the same body; 409 for a different one.', validate: { schema: idempotencyKey } }),
     },
     resolve: (_root, args, ctx) => under('message', () => sendMessage(ctx, args.appId, args.message as SendMessage, args.idempotencyKey ?? undefined)),
   }),
@@ -283,8 +284,8 @@ builder.mutationField('ingestInboundEvent', (t) =>
       "The provider's events (POST /messaging/{appId}/inbound): an inbound message (opens the 24-hour window; a Flow reply is linked to its send by flow_token and stored as flow_handled) or a status update (sent, delivered, read, failed; never moves a message backwards). Scope: messages:ingest.",
     authScopes: (_root, args) => ({ $all: { scope: 'messages:ingest', app: args.appId } }),
     args: {
-      appId: t.arg({ type: 'UUID', required: true }),
-      event: t.arg({ type: 'JSON', required: true, validate: { schema: inboundEventSchema } }),
+      appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
+      event: t.arg({ description: 'An inbound message or a status update from the provider.', type: 'JSON', required: true, validate: { schema: inboundEventSchema } }),
     },
     resolve: (_root, args, ctx) => ingestInboundEvent(ctx, args.appId, args.event as z.output<typeof inboundEventSchema>),
   }),
@@ -295,7 +296,7 @@ builder.queryField('sentMessage', (t) =>
     type: SentMessageDetailsRef,
     description: 'A message sent through this service, with its payload and Flow reply; not_found otherwise. Scope: messages:read.',
     authScopes: (_root, args) => ({ $all: { scope: 'messages:read', app: args.appId } }),
-    args: { appId: t.arg({ type: 'UUID', required: true }), messageId: t.arg.string({ required: true }) },
+    args: { appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }), messageId: t.arg.string({ description: 'The message id.', required: true }) },
     resolve: (_root, args, ctx) => getSentMessage(ctx, args.appId, args.messageId),
   }),
 );

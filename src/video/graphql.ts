@@ -28,28 +28,28 @@ import type { VideoCallRow, VideoRecordingRow } from './tables.js';
 
 const VideoProvider = builder.objectRef<{ name: string; meetingId: string }>('VideoProvider').implement({
   description: 'The video provider hosting the call.',
-  fields: (t) => ({ name: t.exposeString('name'), meetingId: t.exposeString('meetingId') }),
+  fields: (t) => ({ name: t.exposeString('name', { description: 'Provider name.' }), meetingId: t.exposeString('meetingId', { description: "The provider's meeting id." }) }),
 });
 
 const VideoContactCenter = builder.objectRef<VideoCallRow>('VideoContactCenter').implement({
   description: 'Contact-center context of the call.',
   fields: (t) => ({
-    conversationId: t.exposeString('conversationId'),
-    ccHostOrigin: t.exposeString('ccHostOrigin'),
-    ccTargetEnv: t.exposeString('ccTargetEnv'),
-    ccLangTag: t.exposeString('ccLangTag'),
-    ccUsePopupAuth: t.exposeBoolean('ccUsePopupAuth'),
+    conversationId: t.exposeString('conversationId', { description: 'Contact-center conversation id.' }),
+    ccHostOrigin: t.exposeString('ccHostOrigin', { description: 'Origin of the contact-center host page.' }),
+    ccTargetEnv: t.exposeString('ccTargetEnv', { description: 'Target environment of the contact center.' }),
+    ccLangTag: t.exposeString('ccLangTag', { description: 'Language tag of the contact-center UI.' }),
+    ccUsePopupAuth: t.exposeBoolean('ccUsePopupAuth', { description: 'Whether the contact center authenticates in a popup.' }),
   }),
 });
 
 const VideoParticipant = builder.objectRef<BilledParticipant>('VideoParticipant').implement({
   description: 'One connected session of a participant; a rejoin after leaving is a new session.',
   fields: (t) => ({
-    id: t.exposeID('id'),
-    providerParticipantId: t.exposeString('providerParticipantId'),
+    id: t.exposeID('id', { description: 'Participant id (UUID).' }),
+    providerParticipantId: t.exposeString('providerParticipantId', { description: "The provider's participant id." }),
     role: t.exposeString('role', { description: `One of ${participantRoles.join(', ')}.` }),
     name: t.exposeString('name', { description: 'Display name.' }),
-    joinedAt: t.expose('joinedAt', { type: 'DateTime' }),
+    joinedAt: t.expose('joinedAt', { description: 'When the participant joined (ISO 8601).', type: 'DateTime' }),
     leftAt: t.expose('leftAt', { type: 'DateTime', nullable: true, description: 'Null while connected.' }),
     billedMinutes: t.exposeInt('billedMinutes', {
       description: 'Whole minutes connected, rounded up; counted up to now while connected (DESIGN section 9).',
@@ -65,12 +65,12 @@ const VideoUsage = builder.objectRef<{ participantMinutes: number }>('VideoUsage
 const VideoRecording = builder.objectRef<VideoRecordingRow>('VideoRecording').implement({
   description: 'A recording (archive) of the call.',
   fields: (t) => ({
-    id: t.exposeID('id'),
-    providerArchiveId: t.exposeString('providerArchiveId'),
+    id: t.exposeID('id', { description: 'Recording id (UUID).' }),
+    providerArchiveId: t.exposeString('providerArchiveId', { description: "The provider's archive id." }),
     url: t.exposeString('url', { nullable: true, description: 'Download URL; it may expire.' }),
     status: t.exposeString('status', { description: `One of ${recordingStatuses.join(', ')}.` }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    createdAt: t.expose('createdAt', { description: 'When it was created (ISO 8601 UTC).', type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { description: 'When it last changed (ISO 8601 UTC).', type: 'DateTime' }),
   }),
 });
 
@@ -82,28 +82,28 @@ const batchedList = { field: 1, multiplier: 2 };
 const VideoCall = builder.objectRef<VideoCallRow>('VideoCall').implement({
   description: 'A video call with its participants, usage and recordings (SPEC "Video call"). Scope: video:read.',
   fields: (t) => ({
-    callId: t.exposeID('id'),
-    appId: t.exposeID('appId'),
+    callId: t.exposeID('id', { description: 'Unique call identifier (UUID).' }),
+    appId: t.exposeID('appId', { description: 'The app of the call.' }),
     status: t.exposeString('status', { description: `One of ${callStatuses.join(', ')} (README "Video calls" for the moves).` }),
-    presetId: t.exposeString('presetId'),
-    title: t.exposeString('title', { nullable: true }),
-    description: t.exposeString('description', { nullable: true }),
+    presetId: t.exposeString('presetId', { description: 'The preset used.' }),
+    title: t.exposeString('title', { description: 'Title set at creation, or null.', nullable: true }),
+    description: t.exposeString('description', { description: 'Description set at creation, or null.', nullable: true }),
     metadata: t.field({ type: 'JSON', nullable: true, description: 'Free-form object.', resolve: (call) => call.metadata }),
-    hostName: t.exposeString('hostName', { nullable: true }),
-    guestName: t.exposeString('guestName', { nullable: true }),
-    provider: t.field({
+    hostName: t.exposeString('hostName', { description: 'Custom host display name, or null.', nullable: true }),
+    guestName: t.exposeString('guestName', { description: 'Guest display name.', nullable: true }),
+    provider: t.field({ description: 'The video provider and its meeting id, or null.',
       type: VideoProvider,
       nullable: true,
       resolve: (call) => (call.providerName !== null && call.providerMeetingId !== null ? { name: call.providerName, meetingId: call.providerMeetingId } : null),
     }),
-    contactcenter: t.field({ type: VideoContactCenter, resolve: (call) => call }),
+    contactcenter: t.field({ description: 'Contact-center context of the call.', type: VideoContactCenter, resolve: (call) => call }),
     participants: t.field({
       type: [VideoParticipant],
       description: 'In join order; batched per request (one query per page of calls).',
       complexity: batchedList,
       resolve: async (call, _args, ctx) => (await participantsLoader(ctx).load(key(call))).participants,
     }),
-    usage: t.field({
+    usage: t.field({ description: 'Billed participant minutes of the call.',
       type: VideoUsage,
       resolve: async (call, _args, ctx) => ({ participantMinutes: (await participantsLoader(ctx).load(key(call))).participantMinutes }),
     }),
@@ -113,8 +113,8 @@ const VideoCall = builder.objectRef<VideoCallRow>('VideoCall').implement({
       complexity: batchedList,
       resolve: (call, _args, ctx) => recordingsLoader(ctx).load(key(call)),
     }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    createdAt: t.expose('createdAt', { description: 'When it was created (ISO 8601 UTC).', type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { description: 'When it last changed (ISO 8601 UTC).', type: 'DateTime' }),
   }),
 });
 
@@ -125,7 +125,7 @@ builder.queryField('videoCall', (t) =>
     type: VideoCall,
     description: 'One video call of an app; not_found when the app has no call with this id. Scope: video:read.',
     authScopes: (_root, args) => ({ $all: { scope: 'video:read', app: args.appId } }),
-    args: { appId: t.arg({ type: 'UUID', required: true }), callId: t.arg({ type: 'UUID', required: true }) },
+    args: { appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }), callId: t.arg({ description: 'The call (UUID).', type: 'UUID', required: true }) },
     resolve: (_root, args, ctx) => getVideoCall(ctx, args.appId, args.callId),
   }),
 );
@@ -136,7 +136,7 @@ builder.queryField('videoCallLookup', (t) =>
     description:
       "The video host's lookup (GET {video_url}/api/calls/{callId}): a call of any app the token may access; a call of another app is not_found. Scope: video:read.",
     authScopes: { scope: 'video:read' },
-    args: { callId: t.arg({ type: 'UUID', required: true }) },
+    args: { callId: t.arg({ description: 'The call (UUID).', type: 'UUID', required: true }) },
     resolve: (_root, args, ctx) => lookupVideoCall(ctx, args.callId),
   }),
 );
@@ -148,7 +148,7 @@ builder.queryField('videoCalls', (t) =>
     authScopes: (_root, args) => ({ $all: { scope: 'video:read', app: args.appId } }),
     complexity: pageComplexity,
     args: {
-      appId: t.arg({ type: 'UUID', required: true }),
+      appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
       first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).', validate: { schema: shape.first } }),
       after: t.arg.string({ description: 'pageInfo.endCursor of the previous page.', validate: { schema: shape.after } }),
       status: t.arg.string({ description: `One of ${callStatuses.join(', ')}.`, validate: { schema: shape.callStatus } }),
@@ -157,34 +157,34 @@ builder.queryField('videoCalls', (t) =>
   }),
 );
 
-const VideoProviderInput = builder.inputType('VideoProviderInput', {
+const VideoProviderInput = builder.inputType('VideoProviderInput', { description: 'The video provider and its meeting id.',
   fields: (t) => ({
-    name: t.string({ required: true, validate: { schema: shape.provider.shape.name } }),
-    meetingId: t.string({ required: true, validate: { schema: shape.provider.shape.meetingId } }),
+    name: t.string({ description: 'Provider name.', required: true, validate: { schema: shape.provider.shape.name } }),
+    meetingId: t.string({ description: "The provider's meeting id.", required: true, validate: { schema: shape.provider.shape.meetingId } }),
   }),
 });
 
 const cc = shape.contactcenter.shape;
-const VideoContactCenterInput = builder.inputType('VideoContactCenterInput', {
+const VideoContactCenterInput = builder.inputType('VideoContactCenterInput', { description: 'Contact-center context stored with the call.',
   fields: (t) => ({
-    conversationId: t.string({ required: true, validate: { schema: cc.conversationId } }),
-    ccHostOrigin: t.string({ required: true, validate: { schema: cc.ccHostOrigin } }),
-    ccTargetEnv: t.string({ required: true, validate: { schema: cc.ccTargetEnv } }),
-    ccLangTag: t.string({ required: true, validate: { schema: cc.ccLangTag } }),
-    ccUsePopupAuth: t.boolean({ required: true }),
+    conversationId: t.string({ description: 'Contact-center conversation id.', required: true, validate: { schema: cc.conversationId } }),
+    ccHostOrigin: t.string({ description: 'Origin of the contact-center host page.', required: true, validate: { schema: cc.ccHostOrigin } }),
+    ccTargetEnv: t.string({ description: 'Target environment of the contact center.', required: true, validate: { schema: cc.ccTargetEnv } }),
+    ccLangTag: t.string({ description: 'Language tag of the contact-center UI.', required: true, validate: { schema: cc.ccLangTag } }),
+    ccUsePopupAuth: t.boolean({ description: 'Whether the contact center authenticates in a popup.', required: true }),
   }),
 });
 
-const CreateVideoCallInput = builder.inputType('CreateVideoCallInput', {
+const CreateVideoCallInput = builder.inputType('CreateVideoCallInput', { description: 'A video call to create (DESIGN section 9).',
   fields: (t) => ({
-    presetId: t.string({ required: true, validate: { schema: shape.presetId } }),
-    title: t.string({ validate: { schema: shape.title } }),
-    description: t.string({ validate: { schema: shape.description } }),
+    presetId: t.string({ description: 'The preset to use.', required: true, validate: { schema: shape.presetId } }),
+    title: t.string({ description: 'Optional title.', validate: { schema: shape.title } }),
+    description: t.string({ description: 'Optional description.', validate: { schema: shape.description } }),
     metadata: t.field({ type: 'JSON', description: 'A JSON object, or null.', validate: { schema: shape.metadata } }),
-    hostName: t.string({ validate: { schema: shape.hostName } }),
-    guestName: t.string({ validate: { schema: shape.guestName } }),
-    provider: t.field({ type: VideoProviderInput }),
-    contactcenter: t.field({ type: VideoContactCenterInput, required: true }),
+    hostName: t.string({ description: 'Optional host display name.', validate: { schema: shape.hostName } }),
+    guestName: t.string({ description: 'Optional guest display name.', validate: { schema: shape.guestName } }),
+    provider: t.field({ description: 'The provider and its meeting id.', type: VideoProviderInput }),
+    contactcenter: t.field({ description: 'Contact-center context of the call.', type: VideoContactCenterInput, required: true }),
   }),
 });
 
@@ -197,7 +197,7 @@ builder.mutationField('createVideoCall', (t) =>
     type: VideoCall,
     description: 'Creates a video call in status created. Scope: scheduling:write (DESIGN: call creation uses scheduling:write).',
     authScopes: (_root, args) => ({ $all: { scope: 'scheduling:write', app: args.appId } }),
-    args: { appId: t.arg({ type: 'UUID', required: true }), input: t.arg({ type: CreateVideoCallInput, required: true }) },
+    args: { appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }), input: t.arg({ description: 'The fields, validated as the REST body is.', type: CreateVideoCallInput, required: true }) },
     resolve: (_root, args, ctx) => createVideoCall(ctx, args.appId, parseInput(createVideoCallInput, args.input)),
   }),
 );
@@ -210,9 +210,9 @@ builder.mutationField('recordVideoParticipantJoined', (t) =>
     ),
     authScopes: (_root, args) => ({ $all: { scope: 'scheduling:write', app: args.appId } }),
     args: {
-      appId: t.arg({ type: 'UUID', required: true }),
-      callId: t.arg({ type: 'UUID', required: true }),
-      providerParticipantId: t.arg.string({ required: true, validate: { schema: shape.providerParticipantId } }),
+      appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
+      callId: t.arg({ description: 'The call (UUID).', type: 'UUID', required: true }),
+      providerParticipantId: t.arg.string({ description: "The provider's participant id.", required: true, validate: { schema: shape.providerParticipantId } }),
       role: t.arg.string({ required: true, description: `One of ${participantRoles.join(', ')}.`, validate: { schema: shape.role } }),
       name: t.arg.string({ required: true, description: 'Display name.', validate: { schema: shape.name } }),
       at: t.arg({ type: 'DateTime', description: atDescription }),
@@ -229,9 +229,9 @@ builder.mutationField('recordVideoParticipantLeft', (t) =>
     ),
     authScopes: (_root, args) => ({ $all: { scope: 'scheduling:write', app: args.appId } }),
     args: {
-      appId: t.arg({ type: 'UUID', required: true }),
-      callId: t.arg({ type: 'UUID', required: true }),
-      providerParticipantId: t.arg.string({ required: true, validate: { schema: shape.providerParticipantId } }),
+      appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
+      callId: t.arg({ description: 'The call (UUID).', type: 'UUID', required: true }),
+      providerParticipantId: t.arg.string({ description: "The provider's participant id.", required: true, validate: { schema: shape.providerParticipantId } }),
       at: t.arg({ type: 'DateTime', description: atDescription }),
     },
     resolve: (_root, args, ctx) => recordParticipantLeft(ctx, parseInput(participantLeftArgs, args)),
@@ -246,8 +246,8 @@ builder.mutationField('recordVideoCallEnded', (t) =>
     ),
     authScopes: (_root, args) => ({ $all: { scope: 'scheduling:write', app: args.appId } }),
     args: {
-      appId: t.arg({ type: 'UUID', required: true }),
-      callId: t.arg({ type: 'UUID', required: true }),
+      appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
+      callId: t.arg({ description: 'The call (UUID).', type: 'UUID', required: true }),
       at: t.arg({ type: 'DateTime', description: atDescription }),
     },
     resolve: (_root, args, ctx) => recordCallEnded(ctx, parseInput(callEndedArgs, args)),
@@ -262,9 +262,9 @@ builder.mutationField('recordVideoRecordingStatus', (t) =>
     ),
     authScopes: (_root, args) => ({ $all: { scope: 'scheduling:write', app: args.appId } }),
     args: {
-      appId: t.arg({ type: 'UUID', required: true }),
-      callId: t.arg({ type: 'UUID', required: true }),
-      providerArchiveId: t.arg.string({ required: true, validate: { schema: shape.providerArchiveId } }),
+      appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
+      callId: t.arg({ description: 'The call (UUID).', type: 'UUID', required: true }),
+      providerArchiveId: t.arg.string({ description: "The provider's archive id.", required: true, validate: { schema: shape.providerArchiveId } }),
       status: t.arg.string({ required: true, description: `One of ${recordingStatuses.join(', ')}.`, validate: { schema: shape.recordingStatus } }),
       url: t.arg.string({ description: 'Download URL (http or https); kept when omitted; cleared when failed.', validate: { schema: shape.url } }),
       at: t.arg({ type: 'DateTime', description: atDescription }),

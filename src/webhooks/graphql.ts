@@ -19,45 +19,46 @@ const manage = (appId: string) => ({ $all: { scope: 'webhooks:write' as const, a
 const WebhookSubscription = builder.objectRef<WebhookSubscriptionRow>('WebhookSubscription').implement({
   description: 'An endpoint of an app that receives signed webhooks (Standard Webhooks). The secret is only returned at creation.',
   fields: (t) => ({
-    id: t.exposeID('id'),
-    appId: t.exposeID('appId'),
-    url: t.exposeString('url'),
+    id: t.exposeID('id', { description: 'The subscription id.' }),
+    appId: t.exposeID('appId', { description: 'The app it belongs to.' }),
+    url: t.exposeString('url', { description: 'Where deliveries are POSTed.' }),
     eventTypes: t.exposeStringList('eventTypes', { description: `Any of ${webhookEventTypes.join(', ')}.` }),
-    description: t.exposeString('description', { nullable: true }),
+    description: t.exposeString('description', { nullable: true, description: 'A note for people.' }),
     status: t.exposeString('status', { description: 'active, or disabled (by the app, or after the endpoint answered 410 Gone).' }),
-    disabledReason: t.exposeString('disabledReason', { nullable: true }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    disabledReason: t.exposeString('disabledReason', { nullable: true, description: 'Why it was disabled, when it is.' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created.' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'When it last changed.' }),
   }),
 });
 
 const WebhookDelivery = builder.objectRef<WebhookDeliveryRow>('WebhookDelivery').implement({
   description: 'One message to one subscription, retried until delivered or failed. Its id is the webhook-id header.',
   fields: (t) => ({
-    id: t.exposeID('id'),
-    subscriptionId: t.exposeID('subscriptionId'),
-    eventType: t.exposeString('eventType'),
+    id: t.exposeID('id', { description: 'The delivery id, sent as the webhook-id header.' }),
+    subscriptionId: t.exposeID('subscriptionId', { description: 'The subscription it goes to.' }),
+    eventType: t.exposeString('eventType', { description: 'The webhook type, e.g. scheduled.cancelled.' }),
     payload: t.field({ type: 'JSON', description: 'The JSON body sent: {type, timestamp, data}.', resolve: (d) => d.payload }),
     status: t.exposeString('status', { description: `One of ${deliveryStatuses.join(', ')}.` }),
     attempts: t.exposeInt('attempts', { description: 'Attempts made so far.' }),
     lastResponseCode: t.exposeInt('lastResponseCode', { nullable: true, description: 'HTTP status of the last attempt; null when no response came.' }),
-    lastError: t.exposeString('lastError', { nullable: true }),
+    lastError: t.exposeString('lastError', { nullable: true, description: 'What went wrong in the last attempt, if anything.' }),
     nextAttemptAt: t.field({
       type: 'DateTime',
       nullable: true,
       description: 'When the next attempt is due; null once succeeded or failed.',
       resolve: (d) => (d.status === 'pending' ? d.nextAttemptAt : null),
     }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    deliveredAt: t.expose('deliveredAt', { type: 'DateTime', nullable: true }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created.' }),
+    deliveredAt: t.expose('deliveredAt', { type: 'DateTime', nullable: true, description: 'When a 2xx answered it.' }),
   }),
 });
 
 const CreatedWebhookSubscription = builder
   .objectRef<{ subscription: WebhookSubscriptionRow; secret: string }>('CreatedWebhookSubscription')
   .implement({
+    description: 'A new subscription and its signing secret (returned only here).',
     fields: (t) => ({
-      subscription: t.field({ type: WebhookSubscription, resolve: (r) => r.subscription }),
+      subscription: t.field({ type: WebhookSubscription, description: 'The new subscription.', resolve: (r) => r.subscription }),
       secret: t.exposeString('secret', { description: 'whsec_… signing secret: shown only here, keep it.' }),
     }),
   });
@@ -69,7 +70,7 @@ builder.queryField('webhookSubscriptions', (t) =>
     type: [WebhookSubscription],
     description: 'The webhook subscriptions of an app (at most 50), oldest first. Scope: webhooks:write.',
     authScopes: (_root, args) => manage(args.appId),
-    args: { appId: t.arg({ type: 'UUID', required: true }) },
+    args: { appId: t.arg({ type: 'UUID', required: true, description: "The app (UUID); must be in the token's apps." }) },
     resolve: (_root, args, ctx) => listSubscriptions(ctx.runtime.database.db, args.appId),
   }),
 );
@@ -81,9 +82,9 @@ builder.queryField('webhookDeliveries', (t) =>
     authScopes: (_root, args) => manage(args.appId),
     complexity: pageComplexity,
     args: {
-      appId: t.arg({ type: 'UUID', required: true }),
+      appId: t.arg({ type: 'UUID', required: true, description: "The app (UUID); must be in the token's apps." }),
       status: t.arg.string({ description: `One of ${deliveryStatuses.join(', ')}.` }),
-      subscriptionId: t.arg({ type: 'UUID' }),
+      subscriptionId: t.arg({ type: 'UUID', description: 'Only deliveries of this subscription.' }),
       first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).' }),
       after: t.arg.string({ description: 'pageInfo.endCursor of the previous page.' }),
     },
@@ -98,10 +99,10 @@ builder.mutationField('createWebhookSubscription', (t) =>
       'Subscribes an http(s) URL to event types; URLs resolving to private or loopback addresses are refused (field url) unless WEBHOOK_ALLOW_PRIVATE=1. Returns the signing secret once. Scope: webhooks:write.',
     authScopes: (_root, args) => manage(args.appId),
     args: {
-      appId: t.arg({ type: 'UUID', required: true }),
-      url: t.arg.string({ required: true }),
+      appId: t.arg({ type: 'UUID', required: true, description: "The app (UUID); must be in the token's apps." }),
+      url: t.arg.string({ required: true, description: 'http(s) URL of the endpoint; private and loopback addresses are refused unless WEBHOOK_ALLOW_PRIVATE=1.' }),
       eventTypes: t.arg.stringList({ required: true, description: `Any of ${webhookEventTypes.join(', ')}.` }),
-      description: t.arg.string(),
+      description: t.arg.string({ description: 'A note for people.' }),
     },
     resolve: (_root, args, ctx) =>
       createSubscription(ctx.runtime.database.db, { allowPrivate: ctx.runtime.config.WEBHOOK_ALLOW_PRIVATE }, args),
@@ -114,9 +115,9 @@ builder.mutationField('setWebhookSubscriptionStatus', (t) =>
     description: 'active re-enables a subscription (e.g. after a 410); disabled stops new deliveries. Scope: webhooks:write.',
     authScopes: (_root, args) => manage(args.appId),
     args: {
-      appId: t.arg({ type: 'UUID', required: true }),
-      id: t.arg({ type: 'UUID', required: true }),
-      active: t.arg.boolean({ required: true }),
+      appId: t.arg({ type: 'UUID', required: true, description: "The app (UUID); must be in the token's apps." }),
+      id: t.arg({ type: 'UUID', required: true, description: 'The id.' }),
+      active: t.arg.boolean({ required: true, description: 'true: active; false: disabled.' }),
     },
     resolve: (_root, args, ctx) => setSubscriptionStatus(ctx.runtime.database.db, args.appId, args.id, args.active ? 'active' : 'disabled'),
   }),
@@ -127,7 +128,7 @@ builder.mutationField('deleteWebhookSubscription', (t) =>
     type: WebhookSubscription,
     description: 'Deletes a subscription and its deliveries (pending ones are not sent). Scope: webhooks:write.',
     authScopes: (_root, args) => manage(args.appId),
-    args: { appId: t.arg({ type: 'UUID', required: true }), id: t.arg({ type: 'UUID', required: true }) },
+    args: { appId: t.arg({ type: 'UUID', required: true, description: "The app (UUID); must be in the token's apps." }), id: t.arg({ type: 'UUID', required: true, description: 'The id.' }) },
     resolve: (_root, args, ctx) => deleteSubscription(ctx.runtime.database.db, args.appId, args.id),
   }),
 );
@@ -137,7 +138,7 @@ builder.mutationField('retryWebhookDelivery', (t) =>
     type: WebhookDelivery,
     description: 'Queues a failed delivery again, same id, with a fresh attempt budget. Scope: webhooks:write.',
     authScopes: (_root, args) => manage(args.appId),
-    args: { appId: t.arg({ type: 'UUID', required: true }), id: t.arg({ type: 'UUID', required: true }) },
+    args: { appId: t.arg({ type: 'UUID', required: true, description: "The app (UUID); must be in the token's apps." }), id: t.arg({ type: 'UUID', required: true, description: 'The id.' }) },
     resolve: (_root, args, ctx) => retryDelivery(ctx.runtime.database.db, args.appId, args.id),
   }),
 );

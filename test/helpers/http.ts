@@ -1,4 +1,5 @@
 import { request as httpRequest } from 'node:http';
+import { checkContract } from './contract.js';
 
 /** Small fetch wrappers for tests: JSON in, status + headers + parsed body out. */
 export interface JsonResponse<T = any> {
@@ -9,7 +10,15 @@ export interface JsonResponse<T = any> {
 
 export async function request<T = any>(
   url: string,
-  init: { method?: string; token?: string; json?: unknown; body?: string; headers?: Record<string, string> } = {},
+  init: {
+    method?: string;
+    token?: string;
+    json?: unknown;
+    body?: string;
+    headers?: Record<string, string>;
+    /** false skips the OpenAPI contract check (on by default, see contract.ts). */
+    contract?: boolean;
+  } = {},
 ): Promise<JsonResponse<T>> {
   const headers: Record<string, string> = { ...(init.headers ?? {}) };
   if (init.token) headers.authorization = `Bearer ${init.token}`;
@@ -18,7 +27,8 @@ export async function request<T = any>(
     body = JSON.stringify(init.json);
     headers['content-type'] ??= 'application/json';
   }
-  const res = await fetch(url, { method: init.method ?? (body !== undefined ? 'POST' : 'GET'), headers, body });
+  const method = init.method ?? (body !== undefined ? 'POST' : 'GET');
+  const res = await fetch(url, { method, headers, body });
   const text = await res.text();
   let parsed: unknown = text;
   try {
@@ -26,6 +36,8 @@ export async function request<T = any>(
   } catch {
     // leave as text
   }
+  // Every REST response of a documented operation must match the OpenAPI document.
+  if (init.contract !== false) checkContract(url, method, res.status, parsed);
   return { status: res.status, headers: res.headers, body: parsed as T };
 }
 
@@ -45,7 +57,14 @@ export function requestOnce(url: string, init: { method?: string; headers?: Reco
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
         const headers = new Headers(Object.entries(res.headers).map(([k, v]): [string, string] => [k, String(v)]));
-        resolve({ status: res.statusCode ?? 0, headers, body: text ? JSON.parse(text) : undefined });
+        const body = text ? JSON.parse(text) : undefined;
+        try {
+          checkContract(url, init.method ?? 'POST', res.statusCode ?? 0, body);
+        } catch (error) {
+          reject(error);
+          return;
+        }
+        resolve({ status: res.statusCode ?? 0, headers, body });
       });
     });
     // The server may answer and close before the whole body is written.

@@ -61,6 +61,16 @@ describe('signing-key rotation', () => {
 
 describe('client-secret rotation', () => {
   it('the new secret works, the old one is refused at once, issued tokens stay valid', async () => {
+    // On a server of its own: the key rotations above must not interfere with its tokens.
+    const own = await startTestServer();
+    const ownTenant = await own.tenant();
+    const works = async (token: string) => {
+      const res = await gql(own.url, token, '{ viewer { clientId } }');
+      if (res.status !== 200) throw new Error(`${res.status} ${JSON.stringify(res.body)}`);
+      return true;
+    };
+    const server = own;
+    const tenant = ownTenant;
     const client = await server.client({ apps: [tenant.appId], scopes: ['messages:read'] });
     const token = await client.token();
     const rotated = await rotateClientSecret(server.runtime.database.db, client.clientId);
@@ -73,5 +83,6 @@ describe('client-secret rotation', () => {
     expect(await issueToken(server.url, client.clientId, rotated.client_secret)).toMatch(/^ey/);
     expect(await works(token)).toBe(true);
     await expect(rotateClientSecret(server.runtime.database.db, 'sbc_nobody')).rejects.toThrow(/Unknown client/);
+    await own.close();
   });
 });

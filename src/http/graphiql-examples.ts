@@ -1,0 +1,136 @@
+// GraphiQL's opening tabs: one per domain, each runnable once the Headers tab has a token
+// (POST /api/v1/oauth/token) and the variables name one of the token's apps (query Viewer).
+// test/graphql/graphiql.test.ts validates every document against the schema.
+
+const headers = JSON.stringify({ Authorization: 'Bearer <access_token>' }, null, 2);
+const appVariables = (extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ appId: '<an app id from viewer.apps>', ...extra }, null, 2);
+
+export interface GraphiQLTab {
+  query: string;
+  variables: string;
+  headers: string;
+}
+
+export const graphiqlTabs: GraphiQLTab[] = [
+  {
+    query: `# Switchboard GraphQL
+# 1. Get a token: POST /api/v1/oauth/token with
+#    grant_type=client_credentials, client_id, client_secret
+# 2. Headers tab: { "Authorization": "Bearer <access_token>" }
+# 3. Run Viewer: the apps and scopes of your token.
+# The other tabs: one example per domain (analytics,
+# scheduling, sends, video, subscriptions); put an app
+# id from viewer.apps in their variables.
+query Viewer {
+  viewer { clientId scopes apps }
+}
+`,
+    variables: '{}',
+    headers,
+  },
+  {
+    query: `# Analytics (scopes messages:read, campaigns:read, analytics:read).
+query AnalyticsOverview($appId: UUID!, $first: Int) {
+  messages(appId: $appId, first: $first, direction: "outbound") {
+    nodes { id status channel userPhone sentAt createdAt }
+    pageInfo { hasNextPage endCursor }
+  }
+  campaigns(appId: $appId, first: $first) {
+    nodes { id name status totalContacts sentCount stats { sent delivered read failed } }
+  }
+  summaryMetrics(appId: $appId) { sent delivered read failed cost contacts }
+  dailyMetrics(appId: $appId, timezone: "UTC") { date sent delivered read failed cost }
+  campaignTags(appId: $appId)
+}
+`,
+    variables: appVariables({ first: 5 }),
+    headers,
+  },
+  {
+    query: `# Scheduling (scopes scheduling:read, scheduling:write).
+query Availability($appId: UUID!, $fromUtc: DateTime!, $toUtc: DateTime!) {
+  availability(appId: $appId, fromUtc: $fromUtc, toUtc: $toUtc, durationMinutes: 30) {
+    slots { startUtc endUtc agentId }
+  }
+  scheduledCalls(appId: $appId, first: 10, status: "scheduled") {
+    nodes { id guestName scheduledAt durationMinutes status assignedAgentId }
+  }
+}
+
+mutation BookCall($appId: UUID!, $input: CreateScheduledCallInput!) {
+  createScheduledCall(appId: $appId, input: $input) {
+    id status scheduledAt assignedAgentId
+    events { eventType actorType createdAt }
+  }
+}
+`,
+    variables: appVariables({
+      fromUtc: '2026-03-09T09:00:00Z',
+      toUtc: '2026-03-09T17:00:00Z',
+      input: { scheduledAtUtc: '2026-03-09T10:00:00Z', durationMinutes: 30, guestName: 'Ada Lovelace', guestEmail: 'ada@example.com' },
+    }),
+    headers,
+  },
+  {
+    query: `# Sends (scope messages:send): a Flow message inside the 24-hour window.
+mutation SendFlow($appId: UUID!, $message: JSON!) {
+  sendMessage(appId: $appId, message: $message, idempotencyKey: "example-1") {
+    replayed
+    message { id status kind to flowToken createdAt }
+  }
+}
+`,
+    variables: appVariables({
+      message: {
+        to: '+447700900123',
+        type: 'interactive',
+        interactive: {
+          type: 'flow',
+          body: { text: 'Book your appointment' },
+          action: {
+            name: 'flow',
+            parameters: {
+              flow_message_version: '3',
+              flow_token: 'example-token-1',
+              flow_id: '1234567890',
+              flow_cta: 'Book now',
+              flow_action: 'navigate',
+              flow_action_payload: { screen: 'WELCOME' },
+            },
+          },
+        },
+      },
+    }),
+    headers,
+  },
+  {
+    query: `# Video calls (scope video:read).
+query VideoCalls($appId: UUID!) {
+  videoCalls(appId: $appId, first: 5) {
+    nodes {
+      callId status title hostName guestName
+      provider { name meetingId }
+      participants { name role joinedAt leftAt billedMinutes }
+      usage { participantMinutes }
+      recordings { status url createdAt }
+    }
+  }
+}
+`,
+    variables: appVariables(),
+    headers,
+  },
+  {
+    query: `# Subscriptions (scope scheduling:read) run over graphql-sse at /graphql/stream:
+# every scheduled-call event of the app as its transaction commits.
+subscription CallEvents($appId: UUID!) {
+  scheduledCallEvents(appId: $appId) {
+    id callId eventType actorType actorId payload createdAt
+  }
+}
+`,
+    variables: appVariables(),
+    headers,
+  },
+];

@@ -1,0 +1,71 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+// The process's Prometheus registry and every metric Switchboard exports (served at /metrics,
+// src/observability/endpoint.ts). Other modules import the metric they record: the webhook
+// worker records `webhookDeliveries.inc({ outcome })`.
+
+export const registry = new Registry();
+
+let defaultMetrics = false;
+/** prom-client's process metrics (CPU, memory, event loop, GC), started once /metrics is served. */
+export function collectProcessMetrics(): void {
+  if (defaultMetrics) return;
+  defaultMetrics = true;
+  collectDefaultMetrics({ register: registry, prefix: 'switchboard_' });
+}
+
+export const httpRequests = new Counter({
+  name: 'switchboard_http_requests_total',
+  help: 'HTTP requests by listener, route template (the Hono route path, not the raw URL), method and status.',
+  labelNames: ['listener', 'route', 'method', 'status'] as const,
+  registers: [registry],
+});
+
+export const httpDuration = new Histogram({
+  name: 'switchboard_http_request_duration_seconds',
+  help: 'HTTP request latency in seconds, until the response headers (streams count until they start).',
+  labelNames: ['listener', 'route', 'method', 'status'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [registry],
+});
+
+export const graphqlOperations = new Counter({
+  name: 'switchboard_graphql_operations_total',
+  help: 'GraphQL operations executed on /graphql and /graphql/stream, by operation name (anonymous when unnamed), type and result (ok or error).',
+  labelNames: ['operation', 'type', 'result'] as const,
+  registers: [registry],
+});
+
+export const rateLimitRejections = new Counter({
+  name: 'switchboard_rate_limit_rejections_total',
+  help: 'Requests refused with 429 rate_limit_exceeded, by listener (rest, graphql, video).',
+  labelNames: ['listener'] as const,
+  registers: [registry],
+});
+
+export const sseConnections = new Gauge({
+  name: 'switchboard_sse_connections_open',
+  help: 'Open GraphQL subscription streams (timeline subscribers) on this instance.',
+  registers: [registry],
+});
+
+export const webhookDeliveries = new Counter({
+  name: 'switchboard_webhook_deliveries_total',
+  help: 'Webhook delivery attempts by outcome (e.g. delivered, failed, retried, dropped).',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+
+export const dbPoolMax = new Gauge({
+  name: 'switchboard_db_pool_max_connections',
+  help: 'Configured size of the database connection pool (postgres.js: DB_POOL_MAX; embedded PGlite: 1).',
+  labelNames: ['driver'] as const,
+  registers: [registry],
+});
+
+export const dbQueries = new Gauge({
+  name: 'switchboard_db_queries',
+  help: 'Statements sent through the query builder since start.',
+  labelNames: ['driver'] as const,
+  registers: [registry],
+});

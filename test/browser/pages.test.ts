@@ -1,0 +1,88 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+
+// The two pages people open, in a real headless browser (Debian's chromium driven by
+// playwright-core): each must render and log no console error.
+
+function findChromium(): string | undefined {
+  const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
+  for (const candidate of candidates) if (candidate && existsSync(candidate)) return candidate;
+  try {
+    return execFileSync('sh', ['-c', 'command -v chromium || command -v chromium-browser'], { encoding: 'utf8' }).trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const executablePath = findChromium();
+const skipReason = executablePath ? '' : ' [SKIPPED: no chromium binary found; install it with `apt-get install chromium` or set CHROMIUM_PATH]';
+if (!executablePath) console.warn(`test/browser/pages.test.ts:${skipReason}`);
+// Each run saves to docs/screenshots/latest (ignored by git); UPDATE_SCREENSHOTS=1 refreshes the
+// committed ones in docs/screenshots that the README shows.
+const screenshotRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs', 'screenshots');
+const screenshots = process.env.UPDATE_SCREENSHOTS === '1' ? screenshotRoot : join(screenshotRoot, 'latest');
+
+let server: TestServer;
+let tenant: Tenant;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!executablePath) return;
+  server = await startTestServer();
+  tenant = await server.tenant();
+  browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+  mkdirSync(screenshots, { recursive: true });
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** A page that records console errors, uncaught exceptions and failed requests. */
+async function openPage(): Promise<{ page: Page; problems: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('requestfailed', (req) => problems.push(`request failed: ${req.url()} ${req.failure()?.errorText}`));
+  return { page, problems };
+}
+
+describe.skipIf(!executablePath)(`pages in headless Chromium${skipReason}`, () => {
+  it('/docs renders every operation of the OpenAPI document, without console errors', async () => {
+    const { page, problems } = await openPage();
+    await page.goto(`${server.url}/docs`, { waitUntil: 'networkidle' });
+    await page.waitForSelector('.swagger-ui .opblock', { timeout: 20_000 });
+    const doc = (await (await fetch(`${server.url}/api/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    const operations = Object.values(doc.paths).reduce((n, item) => n + Object.keys(item).filter((k) => k !== 'servers').length, 0);
+    expect(await page.locator('.swagger-ui .opblock').count()).toBe(operations);
+    await expect.poll(() => page.locator('.swagger-ui .info .title').textContent()).toContain('Switchboard REST API');
+    // The security schemes are offered (Authorize button).
+    expect(await page.locator('.swagger-ui .btn.authorize').count()).toBeGreaterThan(0);
+    await page.screenshot({ path: join(screenshots, 'api-reference.png') });
+    await page.close();
+    expect(problems).toEqual([]);
+  });
+
+  it('/graphql opens GraphiQL with a tab per domain, loads the schema and runs the Viewer example', async () => {
+    const { page, problems } = await openPage();
+    // The user pasted a token into the Headers tab: every request from the page carries it.
+    await page.route('**/graphql', (route) => route.continue({ headers: { ...route.request().headers(), authorization: `Bearer ${tenant.accessToken}` } }));
+    await page.goto(`${server.url}/graphql`, { waitUntil: 'load' });
+    await page.waitForSelector('.graphiql-container', { timeout: 20_000 });
+    await expect.poll(() => page.locator('.graphiql-tab').count(), { timeout: 20_000 }).toBeGreaterThanOrEqual(6);
+    await page.locator('.graphiql-tab').first().click();
+    await page.locator('.graphiql-execute-button').click();
+    await expect.poll(() => page.locator('.result-window').textContent(), { timeout: 20_000 }).toContain(tenant.clientId);
+    await page.screenshot({ path: join(screenshots, 'graphiql.png') });
+    await page.close();
+    expect(problems).toEqual([]);
+  });
+});

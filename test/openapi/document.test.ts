@@ -1,0 +1,153 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { schema } from '../../src/graphql/schema.js';
+import { createMainApp, createVideoApp } from '../../src/http/app.js';
+import { buildOpenApiDocument, openApiPath } from '../../src/openapi/document.js';
+import { restRoutes } from '../../src/rest/routes.js';
+import { videoHostRoutes } from '../../src/video/rest.js';
+import { checkContract } from '../helpers/contract.js';
+import { request } from '../helpers/http.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.close());
+
+type Doc = {
+  openapi: string;
+  paths: Record<string, Record<string, any>>;
+  components: { securitySchemes: Record<string, any> };
+};
+
+const methods = ['get', 'post', 'put', 'patch', 'delete'];
+const operationsOf = (doc: Doc) =>
+  Object.entries(doc.paths).flatMap(([path, item]) => methods.filter((m) => item[m]).map((m) => `${m.toUpperCase()} ${path}`));
+
+describe('GET /api/v1/openapi.json', () => {
+  it('is served without a token, as JSON, and is what the generator builds', async () => {
+    const res = await request(`${server.url}/api/v1/openapi.json`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/application\/json/);
+    expect(res.body.openapi).toBe('3.1.0');
+    const built = buildOpenApiDocument({ schema, routes: restRoutes, videoRoutes: videoHostRoutes });
+    expect(res.body.paths).toEqual(built.paths);
+  });
+
+  it('passes an OpenAPI 3.1 schema validator', async () => {
+    const res = await request(`${server.url}/api/v1/openapi.json`);
+    const result = await new Validator().validate(res.body);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  it('has every mounted REST route of both listeners, and nothing else', async () => {
+    const doc = (await request(`${server.url}/api/v1/openapi.json`)).body as Doc;
+    const main = createMainApp(server.runtime, schema, restRoutes)
+      .routes.filter((r) => r.method !== 'ALL' && r.path.startsWith('/api/v1/') && r.path !== '/api/v1/openapi.json')
+      .map((r) => `${r.method} ${openApiPath(r.path.slice('/api/v1'.length))}`);
+    const video = createVideoApp(server.runtime, schema)
+      .routes.filter((r) => r.method !== 'ALL' && r.path.startsWith('/api/'))
+      .map((r) => `${r.method} ${openApiPath(r.path)}`);
+    const mounted = [...new Set([...main, ...video])].sort();
+    expect(mounted.length).toBeGreaterThanOrEqual(19);
+    expect(operationsOf(doc).sort()).toEqual(mounted);
+    // SPEC's paths, spelled out, so a route dropped from both the app and the document is caught too.
+    for (const op of [
+      'POST /oauth/token',
+      'POST /oauth/revoke',
+      'GET /analytics/{appId}/messages',
+      'GET /analytics/{appId}/campaigns',
+      'POST /analytics/{appId}/campaigns/search',
+      'GET /analytics/{appId}/templates',
+      'GET /analytics/{appId}/templates/{templateId}',
+      'GET /analytics/{appId}/tags',
+      'GET /analytics/{appId}/tags/{tag}/stats',
+      'GET /analytics/{appId}/metrics/daily',
+      'GET /analytics/{appId}/metrics/summary',
+      'GET /video/{appId}/availability',
+      'GET /video/{appId}/scheduled-calls',
+      'POST /video/{appId}/scheduled-calls',
+      'GET /video/{appId}/scheduled-calls/{id}',
+      'PATCH /video/{appId}/scheduled-calls/{id}',
+      'DELETE /video/{appId}/scheduled-calls/{id}',
+      'POST /messaging/{appId}/messages',
+      'POST /messaging/{appId}/inbound',
+      'GET /api/calls/{callId}',
+    ]) {
+      expect(operationsOf(doc)).toContain(op);
+    }
+  });
+
+  it('names the scope of every operation as SPEC and DESIGN give it; bearer JWT and client credentials schemes', async () => {
+    const doc = (await request(`${server.url}/api/v1/openapi.json`)).body as Doc;
+    const scopeOf = (path: string, method: string) => doc.paths[path]![method]['x-required-scope'];
+    expect(scopeOf('/oauth/revoke', 'post')).toBe('oauth:revoke');
+    expect(scopeOf('/analytics/{appId}/messages', 'get')).toBe('messages:read');
+    expect(scopeOf('/analytics/{appId}/campaigns/search', 'post')).toBe('campaigns:read');
+    expect(scopeOf('/analytics/{appId}/templates', 'get')).toBe('analytics:read');
+    expect(scopeOf('/analytics/{appId}/metrics/daily', 'get')).toBe('analytics:read');
+    expect(scopeOf('/video/{appId}/availability', 'get')).toBe('scheduling:read');
+    expect(scopeOf('/video/{appId}/scheduled-calls/{id}', 'patch')).toBe('scheduling:write');
+    expect(scopeOf('/video/{appId}/scheduled-calls/{id}', 'delete')).toBe('scheduling:write');
+    expect(scopeOf('/messaging/{appId}/messages', 'post')).toBe('messages:send');
+    expect(scopeOf('/messaging/{appId}/inbound', 'post')).toBe('messages:ingest');
+    expect(scopeOf('/api/calls/{callId}', 'get')).toBe('video:read');
+    for (const op of operationsOf(doc).filter((o) => o !== 'POST /oauth/token')) {
+      const [method, path] = op.split(' ') as [string, string];
+      const operation = doc.paths[path]![method.toLowerCase()];
+      expect(operation.security, op).toEqual([{ bearerAuth: [operation['x-required-scope']] }, { oauth2: [operation['x-required-scope']] }]);
+      expect(operation.responses['401'], op).toBeDefined();
+      expect(operation.responses['500'], op).toBeDefined();
+    }
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+    expect(doc.components.securitySchemes.oauth2.flows.clientCredentials.tokenUrl).toBe('/api/v1/oauth/token');
+    expect(doc.paths['/api/calls/{callId}']!.servers[0].url).toBe('{videoUrl}');
+  });
+
+  it('states query parameters with the rules the routes validate with (zod)', async () => {
+    const doc = (await request(`${server.url}/api/v1/openapi.json`)).body as Doc;
+    const params = doc.paths['/analytics/{appId}/messages']!.get.parameters as any[];
+    const limit = params.find((p) => p.name === 'limit');
+    expect(limit).toMatchObject({ in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 200 } });
+    expect(params.find((p) => p.name === 'status').schema.enum).toContain('flow_handled');
+    const availability = doc.paths['/video/{appId}/availability']!.get.parameters as any[];
+    expect(availability.find((p) => p.name === 'durationMinutes')).toMatchObject({ required: true, schema: { minimum: 5, maximum: 480 } });
+    const send = doc.paths['/messaging/{appId}/messages']!.post;
+    expect(send.parameters.find((p: any) => p.name === 'Idempotency-Key').in).toBe('header');
+    expect(send.requestBody.content['application/json'].schema.oneOf).toHaveLength(3);
+    const book = doc.paths['/video/{appId}/scheduled-calls']!.post.requestBody.content['application/json'].schema;
+    expect(book).toMatchObject({ additionalProperties: false, required: ['scheduledAtUtc', 'durationMinutes', 'guestName'] });
+    expect(book.properties.durationMinutes).toMatchObject({ minimum: 5, maximum: 480 });
+    expect(book.properties.guestEmail.anyOf[0]).toMatchObject({ format: 'email', maxLength: 320 });
+  });
+});
+
+describe('the contract helper', () => {
+  it('fails a documented response whose body is off the document, or whose status is not listed', () => {
+    const url = 'http://127.0.0.1:1/api/v1/analytics/00000000-0000-4000-8000-000000000000/tags';
+    expect(() => checkContract(url, 'GET', 200, { data: ['a'], meta: { timestamp: new Date().toISOString() } })).not.toThrow();
+    expect(() => checkContract(url, 'GET', 200, { data: [1] })).toThrow(/does not match/);
+    expect(() => checkContract(url, 'GET', 418, {})).toThrow(/does not list/);
+    // Not a documented operation: not checked.
+    expect(() => checkContract('http://127.0.0.1:1/healthz', 'GET', 200, {})).not.toThrow();
+  });
+});
+
+describe('GET /docs', () => {
+  it('serves the reference page and its assets from this process', async () => {
+    const page = await fetch(`${server.url}/docs`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('/docs/assets/swagger-ui-bundle.js');
+    expect(html).not.toMatch(/https?:\/\//);
+    for (const asset of ['/docs/assets/swagger-ui-bundle.js', '/docs/assets/swagger-ui.css', '/docs/init.js']) {
+      const res = await fetch(`${server.url}${asset}`);
+      expect(res.status, asset).toBe(200);
+      expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(100);
+    }
+    expect((await request(`${server.url}/docs/assets/..%2Fpackage.json`)).status).toBe(404);
+  });
+});
