@@ -1,5 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
+import { rowsOf } from '../db/raw.js';
 import { validationFailed } from '../errors/app-error.js';
 import { ianaTimeZone, parseInput } from '../errors/zod-details.js';
 import type { RequestContext } from '../runtime.js';
@@ -175,9 +176,4 @@ export async function summaryMetrics(ctx: RequestContext, input: z.input<typeof 
     from rolled, raw, seen`);
   const [row] = rowsOf<SummaryMetrics>(result);
   return { sent: row!.sent, delivered: row!.delivered, read: row!.read, failed: row!.failed, cost: Number(row!.cost), contacts: row!.contacts };
-}
-
-/** postgres.js returns an array of rows, PGlite an object with `rows`. */
-export function rowsOf<T>(result: unknown): T[] {
-  return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
 }

@@ -2,7 +2,7 @@ import { and, arrayContains, eq, inArray, sql } from 'drizzle-orm';
 import { notFound } from '../errors/app-error.js';
 import type { RequestContext } from '../runtime.js';
 import { rollupFunnel, type FunnelCounts } from './funnel.js';
-import { rowsOf } from './metrics.service.js';
+import { rowsOf } from '../db/raw.js';
 import { campaignRollups, campaigns } from './tables.js';
 
 /** Distinct campaign tags of an app, sorted. */

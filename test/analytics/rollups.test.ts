@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rowsOf } from '../../src/analytics/metrics.service.js';
+import { rowsOf } from '../../src/db/raw.js';
 import { random } from '../../src/analytics/seed.js';
 import { gql, request } from '../helpers/http.js';
 import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
