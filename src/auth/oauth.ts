@@ -1,4 +1,5 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
+import type { Db } from '../db/client.js';
 import { AppError } from '../errors/app-error.js';
 import type { RequestContext, Runtime } from '../runtime.js';
 import { decoyHash, verifySecret } from './secrets.js';
@@ -70,15 +71,15 @@ export async function revokeToken(ctx: RequestContext, token: string): Promise<v
 
 export type Authentication = { ok: true; auth: AuthContext; quota: ClientQuota } | { ok: false; message: string };
 
-/** Bearer token → caller, checked against revocation on every request. */
-export async function authenticate(runtime: Runtime, authorization: string | undefined): Promise<Authentication> {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
-  if (!match) return { ok: false, message: 'Missing bearer token' };
-  const verified = await verifyAccessToken(runtime.keys, runtime.tokens, match[1]!);
-  if (verified === 'expired') return { ok: false, message: 'Token expired' };
-  if (typeof verified === 'string') return { ok: false, message: 'Invalid token' };
-  const { db } = runtime.database;
-  const [row] = await db
+/**
+ * The one query of every authenticated request: revocation and the client's quotas. Built once
+ * per database handle (drizzle's prepared query: no SQL text rebuilt per request; a named
+ * server-side statement on PostgreSQL when DB_PREPARE is on).
+ */
+const authLookups = new WeakMap<Db, ReturnType<typeof buildAuthLookup>>();
+
+function buildAuthLookup(db: Db) {
+  return db
     .select({
       revoked: revokedTokens.jti,
       rateMinute: oauthClients.rateMinute,
@@ -86,9 +87,26 @@ export async function authenticate(runtime: Runtime, authorization: string | und
       rateDay: oauthClients.rateDay,
     })
     .from(oauthClients)
-    .leftJoin(revokedTokens, eq(revokedTokens.jti, verified.jti))
-    .where(eq(oauthClients.id, verified.clientId))
-    .limit(1);
+    .leftJoin(revokedTokens, eq(revokedTokens.jti, sql.placeholder('jti')))
+    .where(eq(oauthClients.id, sql.placeholder('clientId')))
+    .limit(1)
+    .prepare('switchboard_auth_lookup');
+}
+
+function authLookup(db: Db) {
+  let prepared = authLookups.get(db);
+  if (!prepared) authLookups.set(db, (prepared = buildAuthLookup(db)));
+  return prepared;
+}
+
+/** Bearer token → caller, checked against revocation on every request. */
+export async function authenticate(runtime: Runtime, authorization: string | undefined): Promise<Authentication> {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+  if (!match) return { ok: false, message: 'Missing bearer token' };
+  const verified = await verifyAccessToken(runtime.keys, runtime.tokens, match[1]!);
+  if (verified === 'expired') return { ok: false, message: 'Token expired' };
+  if (typeof verified === 'string') return { ok: false, message: 'Invalid token' };
+  const [row] = await authLookup(runtime.database.db).execute({ jti: verified.jti, clientId: verified.clientId });
   if (!row) return { ok: false, message: 'Client no longer exists' };
   if (row.revoked) return { ok: false, message: 'Token revoked' };
   const defaults = runtime.rateLimits.defaultQuota();

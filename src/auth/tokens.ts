@@ -44,6 +44,22 @@ export async function signAccessToken(
 export type VerifyFailure = 'malformed' | 'expired' | 'invalid';
 
 /**
+ * Verified tokens by their exact text, per key set: a bearer token is sent again and again, and
+ * an ES256 verification costs more CPU than the rest of a cached read. A hit is only as good as
+ * the checks that cannot change for those bytes (signature, algorithm, issuer, audience); what
+ * can change is checked on every hit: expiry, and that the signing key is still active
+ * (`keys retire`). Revocation is checked by the caller against the database on every request.
+ */
+const VERIFIED_CACHE_SIZE = 10_000;
+const verifiedByKeys = new WeakMap<SigningKeys, Map<string, { auth: AuthContext; kid: string }>>();
+
+function verifiedCache(keys: SigningKeys): Map<string, { auth: AuthContext; kid: string }> {
+  let cache = verifiedByKeys.get(keys);
+  if (!cache) verifiedByKeys.set(keys, (cache = new Map()));
+  return cache;
+}
+
+/**
  * Verifies signature, algorithm, issuer and audience (DESIGN section 2). Revocation is checked
  * by the caller against the database. Returns the failure kind instead of throwing.
  */
@@ -52,6 +68,16 @@ export async function verifyAccessToken(
   settings: Pick<TokenSettings, 'issuer' | 'audience'>,
   token: string,
 ): Promise<AuthContext | VerifyFailure> {
+  const cache = verifiedCache(keys);
+  const hit = cache.get(token);
+  if (hit) {
+    if (hit.auth.expiresAt.getTime() <= Date.now()) {
+      cache.delete(token);
+      return 'expired';
+    }
+    if (keys.publicKeys.has(hit.kid)) return hit.auth;
+    cache.delete(token); // its key was retired or reloaded away: verify from scratch
+  }
   const getKey: JWTVerifyGetKey = async (header) => {
     let key = header.kid ? keys.publicKeys.get(header.kid) : undefined;
     if (!key && header.kid && keys.onUnknownKid) {
@@ -63,13 +89,17 @@ export async function verifyAccessToken(
     return key;
   };
   try {
-    const { payload } = await jwtVerify<SwitchboardClaims>(token, getKey, {
+    const { payload, protectedHeader } = await jwtVerify<SwitchboardClaims>(token, getKey, {
       algorithms: [SIGNING_ALG],
       issuer: settings.issuer,
       audience: settings.audience,
       requiredClaims: ['sub', 'jti', 'exp', 'iat'],
     });
-    return toAuthContext(payload) ?? 'invalid';
+    const auth = toAuthContext(payload);
+    if (!auth) return 'invalid';
+    if (cache.size >= VERIFIED_CACHE_SIZE) cache.delete(cache.keys().next().value!); // oldest first
+    cache.set(token, { auth, kid: protectedHeader.kid! });
+    return auth;
   } catch (error) {
     if (error instanceof errors.JWTExpired) return 'expired';
     if (error instanceof errors.JWSInvalid || error instanceof errors.JWTInvalid) return 'malformed';
