@@ -1,22 +1,36 @@
-import { and, desc, eq, gte, ilike, lt, or, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, ilike, lt, or, sql, type SQL } from 'drizzle-orm';
+import type { Db } from '../db/client.js';
+import { byShape, shapeOf } from '../db/prepared.js';
 import type { RequestContext } from '../runtime.js';
 import { containsPattern, dayRange, type MessageListArgs } from './filters.js';
-import { afterCursor, toPage, type Page } from './pagination.js';
+import { afterPlaceholders, cursorPosition, toPage, type Page } from './pagination.js';
 import { messages, type MessageRow } from './tables.js';
 
 const LIST = 'messages';
 
-/** One keyset page of an app's messages, newest first (DESIGN section 6). */
-export async function listMessages(ctx: RequestContext, args: MessageListArgs): Promise<Page<MessageRow>> {
-  const conditions: (SQL | undefined)[] = [eq(messages.appId, args.appId), afterCursor(LIST, args.after, messages.createdAt, messages.id)];
-  if (args.status) conditions.push(eq(messages.status, args.status));
-  if (args.direction) conditions.push(eq(messages.direction, args.direction));
-  if (args.channel) conditions.push(eq(messages.channel, args.channel));
-  if (args.messageType) conditions.push(eq(messages.messageType, args.messageType));
-  if (args.source) conditions.push(eq(messages.source, args.source));
-  if (args.destination) conditions.push(eq(messages.destination, args.destination));
-  if (args.search) {
-    const pattern = containsPattern(args.search);
+/** Filters compared for equality, by argument name and column. */
+const EQUALS = {
+  status: messages.status,
+  direction: messages.direction,
+  channel: messages.channel,
+  messageType: messages.messageType,
+  source: messages.source,
+  destination: messages.destination,
+} as const;
+
+/** The optional values of a page query; which of them a request has is its shape. */
+const OPTIONAL = [...(Object.keys(EQUALS) as (keyof typeof EQUALS)[]), 'afterAt', 'search', 'from', 'to'] as const;
+
+const p = (name: string) => sql.placeholder(name);
+
+/** The page query for one shape, every value a placeholder. */
+function pageQuery(db: Db, shape: readonly string[]) {
+  const has = (name: string) => shape.includes(name);
+  const conditions: (SQL | undefined)[] = [eq(messages.appId, p('appId'))];
+  if (has('afterAt')) conditions.push(afterPlaceholders(messages.createdAt, messages.id));
+  for (const [name, column] of Object.entries(EQUALS)) if (has(name)) conditions.push(eq(column, p(name)));
+  if (has('search')) {
+    const pattern = p('search');
     conditions.push(
       or(
         ilike(messages.userPhone, pattern),
@@ -27,15 +41,39 @@ export async function listMessages(ctx: RequestContext, args: MessageListArgs): 
       ),
     );
   }
-  const { from, to } = dayRange(args.startDate, args.endDate);
-  if (from) conditions.push(gte(messages.createdAt, from));
-  if (to) conditions.push(lt(messages.createdAt, to));
-
-  const rows = await ctx.runtime.database.db
+  if (has('from')) conditions.push(gte(messages.createdAt, sql`${p('from')}::timestamptz`));
+  if (has('to')) conditions.push(lt(messages.createdAt, sql`${p('to')}::timestamptz`));
+  return db
     .select()
     .from(messages)
     .where(and(...conditions))
     .orderBy(desc(messages.createdAt), desc(messages.id))
-    .limit(args.first + 1);
+    .limit(p('limit'))
+    .prepare(`messages_page_${shape.join('_') || 'all'}`);
+}
+
+/** One keyset page of an app's messages, newest first (DESIGN section 6). */
+export async function listMessages(ctx: RequestContext, args: MessageListArgs): Promise<Page<MessageRow>> {
+  const position = args.after === undefined ? undefined : cursorPosition(LIST, args.after);
+  const { from, to } = dayRange(args.startDate, args.endDate);
+  const values: Record<string, unknown> = {
+    appId: args.appId,
+    limit: args.first + 1,
+    afterAt: position?.createdAt.toISOString(),
+    afterId: position?.id,
+    // An empty filter string filters nothing.
+    status: args.status || undefined,
+    direction: args.direction || undefined,
+    channel: args.channel || undefined,
+    messageType: args.messageType || undefined,
+    source: args.source || undefined,
+    destination: args.destination || undefined,
+    search: args.search ? containsPattern(args.search) : undefined,
+    from: from?.toISOString(),
+    to: to?.toISOString(),
+  };
+  const shape = shapeOf(values, OPTIONAL);
+  const { db } = ctx.runtime.database;
+  const rows = await byShape(db, `messages:${shape.join(',')}`, () => pageQuery(db, shape)).execute(values);
   return toPage(LIST, rows, args.first);
 }

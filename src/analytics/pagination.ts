@@ -10,14 +10,25 @@ export interface Page<T> {
   limit: number;
 }
 
+/** The position a cursor of `list` names; a foreign or edited cursor is 400. */
+export function cursorPosition(list: string, after: string) {
+  const position = decodeCursor(list, after);
+  if (!position) throw validationFailed([{ field: 'after', code: 'invalid_value', message: 'is not a cursor of this list' }]);
+  return position;
+}
+
 /** Rows after the cursor in (created_at desc, id desc) order; a foreign or edited cursor is 400. */
 export function afterCursor(list: string, after: string | undefined, createdAt: PgColumn, id: PgColumn): SQL | undefined {
   if (after === undefined) return undefined;
-  const position = decodeCursor(list, after);
-  if (!position) throw validationFailed([{ field: 'after', code: 'invalid_value', message: 'is not a cursor of this list' }]);
+  const position = cursorPosition(list, after);
   // A row comparison keeps the (app_id, created_at desc, id desc) index usable. Raw fragments
   // take ISO text: drizzle's postgres.js driver does not serialize a Date outside a column.
   return sql`(${createdAt}, ${id}) < (${position.createdAt.toISOString()}::timestamptz, ${position.id})`;
+}
+
+/** afterCursor for a prepared query: the position from the placeholders afterAt (ISO text) and afterId. */
+export function afterPlaceholders(createdAt: PgColumn, id: PgColumn): SQL {
+  return sql`(${createdAt}, ${id}) < (${sql.placeholder('afterAt')}::timestamptz, ${sql.placeholder('afterId')})`;
 }
 
 /** Rows fetched with limit + 1 become a page and the cursor of its last row. */
