@@ -33,31 +33,22 @@ export interface DailyMetric extends FunnelCounts {
   date: string;
 }
 
-/**
- * Outbound messages bucketed by created_at in `timezone`, every calendar day of the range
- * present (zero days included); the bucketing happens in SQL, DST days included. Whole
- * 15-minute buckets come from message_rollups; the partial buckets at the ends of the range
- * (and any bucket split by a local midnight, see localBuckets) from messages.
- */
-export async function dailyMetrics(ctx: RequestContext, input: z.input<typeof metricsArgs>): Promise<DailyMetric[]> {
-  const args = parseInput(metricsArgs, input);
-  const { start, end } = range(args);
-  const tz = args.timezone;
+/** The daily query of dailyMetrics (exported for the benchmark floor, which runs the same SQL). */
+export function dailyMetricsSql(appId: string, start: Date, end: Date, tz: string): SQL {
   const { inner, edges } = splitRange(start, end);
-  const { db } = ctx.runtime.database;
-  const result = await db.execute(sql`
+  return sql`
     with days as (
       select d::date as day
       from generate_series((${start.toISOString()}::timestamptz at time zone ${tz})::date,
                            ((${end.toISOString()}::timestamptz - interval '1 microsecond') at time zone ${tz})::date,
                            interval '1 day') as d
     ),
-    rolled as (${localBuckets(args.appId, inner, tz)}),
+    rolled as (${localBuckets(appId, inner, tz)}),
     contributions as (
       select day, sent, delivered, read, failed, cost from rolled where whole
       union all
       select (${messages.createdAt} at time zone ${tz})::date, ${funnelFlags(messages.status, messages.cost)}
-      from ${rawMessagesIn(args.appId, edges)}
+      from ${rawMessagesIn(appId, edges)}
     ),
     buckets as (
       select day, sum(sent) as sent, sum(delivered) as delivered, sum(read) as read, sum(failed) as failed, sum(cost) as cost
@@ -68,7 +59,21 @@ export async function dailyMetrics(ctx: RequestContext, input: z.input<typeof me
            coalesce(b.failed, 0)::int as failed, b.cost::text as cost,
            (select string_agg(to_char(bucket_start at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'), ',') from rolled where not whole) as split
     from days left join buckets b on b.day = days.day
-    order by days.day`);
+    order by days.day`;
+}
+
+/**
+ * Outbound messages bucketed by created_at in `timezone`, every calendar day of the range
+ * present (zero days included); the bucketing happens in SQL, DST days included. Whole
+ * 15-minute buckets come from message_rollups; the partial buckets at the ends of the range
+ * (and any bucket split by a local midnight, see localBuckets) from messages.
+ */
+export async function dailyMetrics(ctx: RequestContext, input: z.input<typeof metricsArgs>): Promise<DailyMetric[]> {
+  const args = parseInput(metricsArgs, input);
+  const { start, end } = range(args);
+  const tz = args.timezone;
+  const { db } = ctx.runtime.database;
+  const result = await db.execute(dailyMetricsSql(args.appId, start, end, tz));
   const rows = rowsOf<Omit<DailyMetric, 'cost'> & { cost: string | null; split: string | null }>(result);
   const split = rows[0]?.split;
   if (split) {
@@ -121,16 +126,10 @@ export interface SummaryMetrics extends FunnelCounts {
  */
 const PROBE_COST_IN_ROWS = 8;
 
-/**
- * The funnel over [start, end) from message_rollups plus the partial buckets at its ends, and
- * contacts (distinct user_phone) exactly, from contact_rollups and contact_ranges (see their
- * comments in tables.ts).
- */
-export async function summaryMetrics(ctx: RequestContext, input: z.input<typeof metricsArgs>): Promise<SummaryMetrics> {
-  const args = parseInput(metricsArgs, input);
-  const { start, end } = range(args);
+/** The query of summaryMetrics (exported for the benchmark floor, which runs the same SQL). */
+export function summaryMetricsSql(app: string, start: Date, end: Date): SQL {
   const { inner, edges } = splitRange(start, end);
-  const [s, e, app] = [sql`${start.toISOString()}::timestamptz`, sql`${end.toISOString()}::timestamptz`, args.appId];
+  const [s, e] = [sql`${start.toISOString()}::timestamptz`, sql`${end.toISOString()}::timestamptz`];
   const f = funnelColumns();
   const inRange = sql`${messages.createdAt} >= ${s} and ${messages.createdAt} < ${e}`;
   const contacts = (where: SQL) => sql`(select count(*) from ${contactRanges} where ${contactRanges.appId} = ${app} and ${where})`;
@@ -143,7 +142,7 @@ export async function summaryMetrics(ctx: RequestContext, input: z.input<typeof 
        and ${contactRollups.bucketStart} < ${inner.to}::timestamptz)
     + (select count(*) from ${contactRanges} where ${contactRanges.appId} = ${app} and ${inRanges(contactRanges.lastSeen, edges)})
     + ${contacts(sql`${contactRanges.firstSeen} >= ${s} and ${contactRanges.firstSeen} < ${e} and ${contactRanges.lastSeen} >= ${e}`)})`;
-  const result = await ctx.runtime.database.db.execute(sql`
+  return sql`
     with rolled as (
       select coalesce(sum(${messageRollups.sent}), 0) as sent, coalesce(sum(${messageRollups.delivered}), 0) as delivered,
              coalesce(sum(${messageRollups.read}), 0) as read, coalesce(sum(${messageRollups.failed}), 0) as failed,
@@ -173,7 +172,18 @@ export async function summaryMetrics(ctx: RequestContext, input: z.input<typeof 
               else (select count(distinct ${messages.userPhone}) from ${messages}
                     where ${messages.appId} = ${app} and ${messages.direction} = 'outbound' and ${inRange})
             end)::int as contacts
-    from rolled, raw, seen`);
+    from rolled, raw, seen`;
+}
+
+/**
+ * The funnel over [start, end) from message_rollups plus the partial buckets at its ends, and
+ * contacts (distinct user_phone) exactly, from contact_rollups and contact_ranges (see their
+ * comments in tables.ts).
+ */
+export async function summaryMetrics(ctx: RequestContext, input: z.input<typeof metricsArgs>): Promise<SummaryMetrics> {
+  const args = parseInput(metricsArgs, input);
+  const { start, end } = range(args);
+  const result = await ctx.runtime.database.db.execute(summaryMetricsSql(args.appId, start, end));
   const [row] = rowsOf<SummaryMetrics>(result);
   return { sent: row!.sent, delivered: row!.delivered, read: row!.read, failed: row!.failed, cost: Number(row!.cost), contacts: row!.contacts };
 }

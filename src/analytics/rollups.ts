@@ -50,32 +50,46 @@ export function rawMessagesIn(appId: string, ranges: Array<{ from: string; to: s
 }
 
 /**
- * The rollup buckets of [from, to) with their local day in `tz`; `whole` is false for a bucket
- * that may not lie within one local day at one UTC offset, which only happens for offsets that
- * are not a multiple of 15 minutes (local mean time before ~1900, a few zones until the 1970s)
- * or near a transition off the hour: such buckets are read from messages instead.
+ * The rollup buckets of [from, to) by local day in `tz`, as rows (bucket_start, sent, delivered,
+ * read, failed, cost, day, whole). `whole` is false for a bucket that may not lie within one
+ * local day at one UTC offset, which only happens for offsets that are not a multiple of 15
+ * minutes (local mean time before ~1900, a few zones until the 1970s) or near a transition off
+ * the hour: such buckets are read from messages instead (bucket_start says which).
  *
  * Time zone conversion is the cost here (8,640 buckets in 90 days), so it is done once per UTC
- * hour, not per bucket: within an hour whose offset does not change (`steady`), local time is
- * the hour's local start plus the elapsed time, exactly. Buckets of an hour with a transition
- * inside it are not `whole`.
+ * hour, not per bucket. An hour is `clean` when its offset does not change within it and it lies
+ * within one local day: its buckets are summed straight into that day (one row per day, no
+ * bucket_start), which is nearly every hour of every zone. The buckets of the other hours are
+ * placed one by one: within an hour whose offset does not change (`steady`), local time is the
+ * hour's local start plus the elapsed time, exactly.
  */
 export function localBuckets(appId: string, inner: SplitRange['inner'], tz: string): SQL {
   const r = messageRollups;
   const bucket = sql`interval '${sql.raw(String(BUCKET_MS / 60_000))} minutes'`;
   const local = sql`(hours.local_start + (${r.bucketStart} - hours.hour))`;
+  const hourOf = sql`date_bin('1 hour', ${r.bucketStart}, timestamptz '2000-01-01 00:00:00+00')`;
+  const inRange = sql`${r.appId} = ${appId} and ${r.bucketStart} >= ${inner.from}::timestamptz and ${r.bucketStart} < ${inner.to}::timestamptz`;
   return sql`
-    select ${r.bucketStart} as bucket_start, ${r.sent} as sent, ${r.delivered} as delivered, ${r.read} as read,
-           ${r.failed} as failed, ${r.cost} as cost, ${local}::date as day,
-           hours.steady and ${local}::date = (${local} + ${bucket} - interval '1 microsecond')::date as whole
-    from ${r}
-    join (
-      select hour, local_start, local_end - local_start = interval '1 hour' - interval '1 microsecond' as steady
+    with hours as (
+      select hour, local_start, steady,
+             steady and local_start::date = (local_start + interval '1 hour' - interval '1 microsecond')::date as clean
       from (
-        select hour, hour at time zone ${tz} as local_start, (hour + interval '1 hour' - interval '1 microsecond') at time zone ${tz} as local_end
-        from generate_series(date_bin('1 hour', ${inner.from}::timestamptz, timestamptz '2000-01-01 00:00:00+00'), ${inner.to}::timestamptz,
-                             interval '1 hour') as hour
-      ) h
-    ) hours on hours.hour = date_bin('1 hour', ${r.bucketStart}, timestamptz '2000-01-01 00:00:00+00')
-    where ${r.appId} = ${appId} and ${r.bucketStart} >= ${inner.from}::timestamptz and ${r.bucketStart} < ${inner.to}::timestamptz`;
+        select hour, local_start, local_end - local_start = interval '1 hour' - interval '1 microsecond' as steady
+        from (
+          select hour, hour at time zone ${tz} as local_start, (hour + interval '1 hour' - interval '1 microsecond') at time zone ${tz} as local_end
+          from generate_series(date_bin('1 hour', ${inner.from}::timestamptz, timestamptz '2000-01-01 00:00:00+00'), ${inner.to}::timestamptz,
+                               interval '1 hour') as hour
+        ) h
+      ) s
+    )
+    select null::timestamptz as bucket_start, sum(${r.sent}) as sent, sum(${r.delivered}) as delivered, sum(${r.read}) as read,
+           sum(${r.failed}) as failed, sum(${r.cost}) as cost, hours.local_start::date as day, true as whole
+    from ${r} join hours on hours.hour = ${hourOf} and hours.clean
+    where ${inRange}
+    group by hours.local_start::date
+    union all
+    select ${r.bucketStart}, ${r.sent}, ${r.delivered}, ${r.read}, ${r.failed}, ${r.cost}, ${local}::date,
+           hours.steady and ${local}::date = (${local} + ${bucket} - interval '1 microsecond')::date
+    from ${r} join hours on hours.hour = ${hourOf} and not hours.clean
+    where ${inRange}`;
 }
