@@ -58,6 +58,11 @@ export interface ScenarioContext {
 export interface FloorQuery {
   sql: string;
   params: (query: URLSearchParams) => unknown[];
+  /**
+   * Instead of `sql` and `params`: the text and parameters built per request, for a query whose
+   * text depends on the request (the metrics queries, built by the service's own SQL builders).
+   */
+  build?: (query: URLSearchParams) => { sql: string; params: unknown[] };
   respond: (rows: Record<string, unknown>[], query: URLSearchParams) => unknown;
 }
 

@@ -36,7 +36,8 @@ const server = createServer(async (req, res) => {
     return;
   }
   try {
-    const rows = await db.run(floor.sql, floor.params(url.searchParams));
+    const built = floor.build?.(url.searchParams);
+    const rows = built ? await db.run(built.sql, built.params) : await db.run(floor.sql, floor.params(url.searchParams));
     const body = JSON.stringify(floor.respond(rows, url.searchParams));
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
   } catch (error) {

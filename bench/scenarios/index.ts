@@ -1,7 +1,7 @@
 import type { FanoutScenario, PendingScenario, Scenario } from '../types.js';
 import { campaignsSearch } from './campaigns.js';
 import { graphqlMessagesPage, messagesDeep, messagesFiltered, messagesPage, messagesSearch } from './messages.js';
-import { dailyMetrics, summaryMetrics } from './metrics.js';
+import { dailyMetrics, dailyMetricsAlone, summaryMetrics } from './metrics.js';
 import { availabilityWorstCase, patchReschedule, sseFanout } from './scheduling.js';
 import { tokenIssue } from './token.js';
 
@@ -14,6 +14,7 @@ export const scenarios: Scenario[] = [
   messagesDeep,
   campaignsSearch,
   dailyMetrics,
+  dailyMetricsAlone,
   summaryMetrics,
   graphqlMessagesPage,
   availabilityWorstCase,
