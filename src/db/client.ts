@@ -11,6 +11,7 @@ import postgres from 'postgres';
 import lockfile from 'proper-lockfile';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
+import { preferPreparedStatements } from './prepared-statements.js';
 import * as schema from './schema.js';
 
 export type Schema = typeof schema;
@@ -59,7 +60,10 @@ function openPostgres(url: string, config: Pick<Config, 'DB_POOL_MAX' | 'DB_PREP
     prepare: config.DB_PREPARE,
     onnotice: (notice) => logger.debug({ notice: notice.message }, 'postgres notice'),
     connect_timeout: 10,
+    // Prepared statements are planned for their actual values every time (see prepared-statements.ts).
+    connection: { plan_cache_mode: 'force_custom_plan' },
   });
+  if (config.DB_PREPARE) preferPreparedStatements(pg);
   const { queries, logger: queryLogger } = countingLogger();
   const db = drizzlePostgres({ client: pg, schema, logger: queryLogger }) as unknown as Db;
   return {

@@ -1,0 +1,40 @@
+import type postgres from 'postgres';
+
+/**
+ * postgres.js sends a query that is not prepared, and has parameters, in two round trips: Parse
+ * and Describe first (to learn the parameter types), then Bind and Execute once the server has
+ * answered. drizzle prepares only queries given a name, so nearly every query paid that twice
+ * over, plus a parse on the server each time. Here every parameterized query text is a named
+ * server-side statement on its connection (one round trip once known), up to MAX_TEXTS distinct
+ * texts per process; past that, texts run unprepared as before, so generated SQL of unbounded
+ * variety cannot grow every connection's statement cache without limit.
+ *
+ * Plans stay what they were: the connections run with plan_cache_mode = force_custom_plan (set
+ * in openPostgres), so a statement is planned for its actual values every time, never with a
+ * generic plan that could suit one app's data and not another's. DB_PREPARE=0 (a transaction
+ * pooler) turns all of this off: postgres.js then never prepares.
+ */
+const MAX_TEXTS = 500;
+
+type Unsafe = postgres.Sql['unsafe'];
+
+export function preferPreparedStatements<T extends postgres.Sql | postgres.TransactionSql>(sql: T, texts = new Set<string>()): T {
+  const admit = (text: string) => texts.has(text) || (texts.size < MAX_TEXTS && texts.add(text) !== undefined);
+  const unsafe = sql.unsafe.bind(sql) as Unsafe;
+  (sql as { unsafe: Unsafe }).unsafe = ((text: string, args?: unknown[], options?: postgres.UnsafeQueryOptions) => {
+    if (!Array.isArray(args) || args.length === 0 || options?.prepare || !admit(text)) return unsafe(text, args as never, options);
+    return unsafe(text, args as never, { ...options, prepare: true });
+  }) as Unsafe;
+  // Transactions and savepoints hand out a client of their own: the same rule applies there.
+  for (const method of ['begin', 'savepoint'] as const) {
+    const original = (sql as unknown as Record<string, unknown>)[method];
+    if (typeof original !== 'function') continue;
+    (sql as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
+      const callback = args.pop() as (inner: postgres.TransactionSql) => unknown;
+      return (original as (...a: unknown[]) => unknown).call(sql, ...args, (inner: postgres.TransactionSql) =>
+        callback(preferPreparedStatements(inner, texts)),
+      );
+    };
+  }
+  return sql;
+}
