@@ -1,7 +1,7 @@
 /**
  * The floor: a raw node:http server running each scenario's SQL on the same data, with no
- * framework, auth, GraphQL or validation. postgres.js on PostgreSQL (same pool size and
- * prepared statements as the service); PGlite in-process on a copy of the service's DATA_DIR.
+ * framework, auth, GraphQL or validation. postgres.js on PostgreSQL (same pool size, prepared
+ * statements and plan_cache_mode as the service); PGlite in-process on a copy of the DATA_DIR.
  * Started by bench/run.ts: FLOOR_PORT, and FLOOR_DATABASE_URL or FLOOR_DATA_DIR.
  */
 import { createServer } from 'node:http';
@@ -16,7 +16,12 @@ type Run = (sql: string, params: unknown[]) => Promise<Record<string, unknown>[]
 async function connect(): Promise<{ run: Run; close: () => Promise<void> }> {
   const url = process.env.FLOOR_DATABASE_URL;
   if (url) {
-    const sql = postgres(url, { max: Number(process.env.FLOOR_POOL_MAX ?? 10), prepare: true });
+    // The service's connection settings: prepared statements, each planned for its values.
+    const sql = postgres(url, {
+      max: Number(process.env.FLOOR_POOL_MAX ?? 10),
+      prepare: true,
+      connection: { plan_cache_mode: 'force_custom_plan' },
+    });
     return { run: (text, params) => sql.unsafe(text, params as never[], { prepare: true }) as never, close: () => sql.end({ timeout: 5 }) };
   }
   const dir = process.env.FLOOR_DATA_DIR;
