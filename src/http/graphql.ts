@@ -3,7 +3,7 @@ import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { useGraphQLSSE } from '@graphql-yoga/plugin-graphql-sse';
-import { GraphQLError, type DocumentNode, type ExecutionArgs, type GraphQLSchema } from 'graphql';
+import { createSourceEventStream, GraphQLError, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Runtime, RequestContext } from '../runtime.js';
@@ -60,7 +60,60 @@ export function useCompiledExecution(): Plugin {
       setExecuteFn(((execArgs: ExecutionArgs) =>
         execArgs.document === args.document ? query.query(execArgs.rootValue, execArgs.contextValue, execArgs.variableValues) : executeFn(execArgs)) as typeof executeFn);
     },
+    // Subscriptions too: every event of every subscriber is one execution of the same document
+    // (1,000 subscribers, 1,000 executions per event), so the compiled query runs it.
+    onSubscribe({ args, subscribeFn, setSubscribeFn }) {
+      const query = compiledFor(args);
+      if (!query) return;
+      setSubscribeFn(((subArgs: ExecutionArgs) =>
+        subArgs.document === args.document ? subscribeCompiled(query, subArgs) : subscribeFn(subArgs)) as typeof subscribeFn);
+    },
   };
+}
+
+/**
+ * graphql-js semantics (the source stream from the root field's `subscribe`, resolved with the
+ * Pothos checks; a refusal is an `{errors}` result) with each event executed by the compiled
+ * query, on the variables as sent (graphql-jit's own subscribe re-coerces coerced values).
+ */
+async function subscribeCompiled(query: CompiledQuery, args: ExecutionArgs): Promise<AsyncGenerator<ExecutionResult> | ExecutionResult> {
+  const source = await createSourceEventStream(args);
+  if (!(Symbol.asyncIterator in source)) return source;
+  return mapEvents(source, (event) => query.query(event, args.contextValue, args.variableValues) as ExecutionResult | Promise<ExecutionResult>);
+}
+
+/** An async generator over `source` mapped by `map`; return() and throw() reach the source at once. */
+function mapEvents<T, R>(source: AsyncIterable<T>, map: (value: T) => R | Promise<R>): AsyncGenerator<R> {
+  const iterator = source[Symbol.asyncIterator]();
+  const close = async (): Promise<IteratorResult<R>> => {
+    await iterator.return?.();
+    return { value: undefined, done: true };
+  };
+  const mapped: AsyncGenerator<R> = {
+    async next() {
+      const result = await iterator.next();
+      if (result.done) return { value: undefined, done: true };
+      try {
+        return { value: await map(result.value), done: false };
+      } catch (error) {
+        await iterator.return?.().catch(() => undefined);
+        throw error;
+      }
+    },
+    return: close,
+    async throw(error: unknown) {
+      if (iterator.throw) {
+        const result = await iterator.throw(error);
+        return result.done ? { value: undefined, done: true } : { value: await map(result.value), done: false };
+      }
+      await close();
+      throw error;
+    },
+    [Symbol.asyncIterator]() {
+      return mapped;
+    },
+  } as AsyncGenerator<R>;
+  return mapped;
 }
 
 /**

@@ -44,7 +44,9 @@ interface Subscriber {
 
 /** One LISTEN per instance, fanned out to the subscribers of this instance. */
 export class TimelineBus {
-  private readonly subscribers = new Set<Subscriber>();
+  // By app: a NOTIFY only visits the subscribers of its app (and copies nothing).
+  private readonly subscribers = new Map<string, Set<Subscriber>>();
+  private count = 0;
   private stop: (() => Promise<void>) | undefined;
   private closed = false;
 
@@ -64,7 +66,7 @@ export class TimelineBus {
   }
 
   get size(): number {
-    return this.subscribers.size;
+    return this.count;
   }
 
   /** Listens for one app's events (one call's, with callId); `end` is called when the bus closes. */
@@ -74,15 +76,27 @@ export class TimelineBus {
       return () => {};
     }
     const subscriber: Subscriber = { ...filter, listener, end };
-    this.subscribers.add(subscriber);
-    return () => this.subscribers.delete(subscriber);
+    let ofApp = this.subscribers.get(filter.appId);
+    if (!ofApp) this.subscribers.set(filter.appId, (ofApp = new Set()));
+    ofApp.add(subscriber);
+    this.count++;
+    return () => {
+      const set = this.subscribers.get(subscriber.appId);
+      if (!set?.delete(subscriber)) return;
+      this.count--;
+      if (set.size === 0) this.subscribers.delete(subscriber.appId);
+    };
   }
 
   private async dispatch(payload: string): Promise<void> {
     try {
       const announced = JSON.parse(payload) as Announcement;
-      const interested = [...this.subscribers].filter((s) => s.appId === announced.appId && (s.callId === undefined || s.callId === announced.callId));
+      const ofApp = this.subscribers.get(announced.appId);
+      if (!ofApp) return;
+      // The subscribers present when the notification arrived (as before the row is loaded).
+      const interested = [...ofApp].filter((s) => s.callId === undefined || s.callId === announced.callId);
       if (interested.length === 0) return;
+      // One row for every subscriber: parsed from the payload, or (a large event) read once.
       const event = announced.event ? { ...announced.event, createdAt: new Date(announced.event.createdAt) } : await this.load(announced);
       if (!event) return;
       for (const subscriber of interested) subscriber.listener(event);
@@ -102,8 +116,9 @@ export class TimelineBus {
   /** Ends every open stream (graceful shutdown: SSE responses complete instead of being cut). */
   endStreams(): void {
     this.closed = true;
-    for (const subscriber of this.subscribers) subscriber.end();
+    for (const ofApp of this.subscribers.values()) for (const subscriber of ofApp) subscriber.end();
     this.subscribers.clear();
+    this.count = 0;
   }
 
   async close(): Promise<void> {
