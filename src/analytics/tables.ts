@@ -45,6 +45,8 @@ export const messages = pgTable(
     // A contact's outbound messages in time order: the rollup triggers recompute a contact's
     // first/last outbound message from it, and summary `contacts` probes it (contact_ranges).
     index('messages_app_outbound_phone_idx').on(t.appId, t.userPhone, t.createdAt).where(sql`${t.direction} = 'outbound'`),
+    // Provider status updates find an outbound message by (app, provider_message_id) (sends/service.ts).
+    index('messages_app_outbound_provider_message_idx').on(t.appId, t.providerMessageId).where(sql`${t.direction} = 'outbound'`),
   ],
 );
 

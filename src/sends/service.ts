@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import { messages, templates, type MessageRow } from '../analytics/tables.js';
-import type { Tx } from '../db/client.js';
+import type { Queryable, Tx } from '../db/client.js';
 import { AppError, conflict, notFound, validationFailed, type ErrorDetail } from '../errors/app-error.js';
 import type { RequestContext } from '../runtime.js';
 import { applyStatusUpdate } from './delivery-status.js';
@@ -322,20 +322,31 @@ async function ingestMessage(tx: Tx, appId: string, event: InboundMessageEvent):
   return { event: 'message', applied: true, message: fresh, linkedMessageId: send?.messageId ?? null };
 }
 
-async function ingestStatus(tx: Tx, appId: string, event: StatusUpdateEvent): Promise<InboundResult> {
-  const [send] = await tx
-    .select({ messageId: sendDetails.messageId })
-    .from(sendDetails)
-    .where(and(eq(sendDetails.appId, appId), eq(sendDetails.providerMessageId, event.provider_message_id)))
-    .limit(1);
-  if (!send) throw notFound(`Message with provider_message_id ${event.provider_message_id}`);
-  // Locked: concurrent updates of one message apply one after the other.
-  const [row] = await tx
+/**
+ * The outbound message a status update names, locked: concurrent updates of one message apply
+ * one after the other. Served by the partial index messages_app_outbound_provider_message_idx
+ * (test/sends/inbound.test.ts checks the plan).
+ */
+export function outboundMessageByProviderId(q: Queryable, appId: string, providerMessageId: string) {
+  return q
     .select()
     .from(messages)
-    .where(and(eq(messages.appId, appId), eq(messages.id, send.messageId)))
+    .where(and(eq(messages.appId, appId), eq(messages.providerMessageId, providerMessageId), eq(messages.direction, 'outbound')))
+    .orderBy(desc(messages.createdAt), desc(messages.id))
+    .limit(1)
     .for('update');
-  if (!row) throw notFound('Message');
+}
+
+/**
+ * A status update names the message by the provider's id. Any outbound message of the app can
+ * carry it, not only the service's own sends: messages imported with their provider_message_id
+ * (connector history, campaigns sent elsewhere) get their delivery receipts too. Inbound messages
+ * are not candidates (their statuses are received and flow_handled, not a delivery funnel). If
+ * imported data holds the id more than once, the newest such message is the one updated.
+ */
+async function ingestStatus(tx: Tx, appId: string, event: StatusUpdateEvent): Promise<InboundResult> {
+  const [row] = await outboundMessageByProviderId(tx, appId, event.provider_message_id);
+  if (!row) throw notFound(`Outbound message with provider_message_id ${event.provider_message_id}`);
   const { state, moved } = applyStatusUpdate(row, {
     status: event.status,
     at: event.timestamp ?? new Date(),

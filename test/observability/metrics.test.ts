@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { createClient } from 'graphql-sse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhookDeliveries } from '../../src/observability/metrics.js';
@@ -114,6 +116,25 @@ describe('/metrics with METRICS=1', () => {
     const before = sample(await scrape(server.url), 'switchboard_webhook_deliveries_total', { outcome: 'delivered' });
     webhookDeliveries.inc({ outcome: 'delivered' });
     expect(sample(await scrape(server.url), 'switchboard_webhook_deliveries_total', { outcome: 'delivered' }) - before).toBe(1);
+  });
+
+  it('reports the used heap after the latest major GC: it follows what is retained, not garbage', async () => {
+    // The server runs in this process: a forced full collection here is the server's.
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const afterGc = async () => {
+      gc();
+      await new Promise((r) => setTimeout(r, 50)); // GC entries reach the observer in batches
+      return sample(await scrape(server.url), 'switchboard_nodejs_heap_used_after_major_gc_bytes');
+    };
+    const MB = 1048576;
+    let retained: number[][] | undefined = Array.from({ length: 64 }, () => Array.from({ length: 65536 }, (_, i) => i + 0.5)); // ~32 MB of doubles
+    const holding = await afterGc();
+    expect(holding).toBeGreaterThan(32 * MB);
+    expect(retained.length).toBe(64);
+    retained = undefined;
+    const released = await afterGc();
+    expect(holding - released).toBeGreaterThan(24 * MB);
   });
 
   it('reports the database pool size (postgres.js: DB_POOL_MAX; PGlite: 1)', async () => {

@@ -1,4 +1,8 @@
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rowsOf } from '../../src/db/raw.js';
+import { outboundMessageByProviderId } from '../../src/sends/service.js';
+import { message } from '../analytics/fixtures.js';
 import { expectErrorEnvelope, request } from '../helpers/http.js';
 import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
 import { flowBody, gql, inbound, newPhone, send, statusUpdate, templateBody, flowTemplate, importRecords, userWrote } from './fixtures.js';
@@ -155,5 +159,98 @@ describe('POST /messaging/{appId}/inbound: status updates', () => {
     expect(res.body.data.message.failed_at).toBeTruthy();
     expect((await statusUpdate(server, t, pid, 'delivered', new Date().toISOString())).body.data.message.status).toBe('failed');
     expect(await summary(t)).toMatchObject({ sent: 0, delivered: 0, read: 0, failed: 1 });
+  });
+});
+
+describe('POST /messaging/{appId}/inbound: status updates of imported messages', () => {
+  // History imported with its provider_message_id (DESIGN section 5) gets its delivery receipts
+  // like the service's own sends: SPEC's status updates are for messages, not only for sends.
+  const list = async (t: Tenant, search: string) => {
+    const res = await request(`${server.url}/api/v1/analytics/${t.appId}/messages?search=${encodeURIComponent(search)}`, { token: t.accessToken });
+    expect(res.status).toBe(200);
+    return res.body.data as { id: string; status: string; sent_at: string | null; failed_at: string | null; error_message: string | null }[];
+  };
+  // Inside metrics/summary's default range (the last 30 days).
+  const ago = (minutes: number) => new Date(Math.floor(Date.now() / 1000) * 1000 - minutes * 60_000).toISOString();
+
+  it('moves an imported outbound message and the funnel, with the same rules as a send', async () => {
+    const t = await server.tenant();
+    await importRecords(server, t.appId, [
+      message(2, { id: 'imp-1', direction: 'outbound', status: 'queued', provider_message_id: 'wamid.imported.1', created_at: ago(60), sent_at: null, failed_at: null, error_message: null }),
+    ]);
+    expect(await summary(t)).toMatchObject({ sent: 0, delivered: 0, read: 0, failed: 0 });
+
+    const sent = await statusUpdate(server, t, 'wamid.imported.1', 'sent', ago(59));
+    expect(sent.status).toBe(200);
+    expect(sent.body.data).toMatchObject({ event: 'status', applied: true, message: { id: 'imp-1', direction: 'outbound', status: 'sent', sent_at: ago(59) } });
+    expect((await statusUpdate(server, t, 'wamid.imported.1', 'read', ago(57))).body.data).toMatchObject({ applied: true, message: { status: 'read' } });
+    // Never backwards, as for a send.
+    const late = await statusUpdate(server, t, 'wamid.imported.1', 'failed', ago(56), { error: { message: 'late' } });
+    expect(late.body.data).toMatchObject({ applied: false, message: { status: 'read', failed_at: null, error_message: null } });
+
+    expect(await list(t, 'wamid.imported.1')).toMatchObject([{ id: 'imp-1', status: 'read', sent_at: ago(59) }]);
+    expect(await summary(t)).toMatchObject({ sent: 1, delivered: 1, read: 1, failed: 0 });
+  });
+
+  it("never touches another app's message with the same provider_message_id", async () => {
+    const owner = await server.tenant();
+    const other = await server.tenant();
+    const imported = (id: string) => message(4, { id, direction: 'outbound', status: 'sent', provider_message_id: 'wamid.shared.1', created_at: ago(60), sent_at: ago(60) });
+    await importRecords(server, owner.appId, [imported('own-1')]);
+
+    // The other app has no such message: 404, and the owner's message is unchanged.
+    const refused = await statusUpdate(server, other, 'wamid.shared.1', 'read', ago(50));
+    expect(refused.status).toBe(404);
+    expectErrorEnvelope(refused.body, 'not_found');
+    expect(await list(owner, 'wamid.shared.1')).toMatchObject([{ id: 'own-1', status: 'sent' }]);
+
+    // Once it imports its own message with that id, its update moves only its own.
+    await importRecords(server, other.appId, [imported('other-1')]);
+    expect((await statusUpdate(server, other, 'wamid.shared.1', 'failed', ago(49), { error: { message: 'blocked' } })).body.data).toMatchObject({
+      applied: true,
+      message: { id: 'other-1', status: 'failed', error_message: 'blocked' },
+    });
+    expect(await list(owner, 'wamid.shared.1')).toMatchObject([{ id: 'own-1', status: 'sent', failed_at: null, error_message: null }]);
+    expect(await summary(owner)).toMatchObject({ sent: 1, failed: 0 });
+    expect(await summary(other)).toMatchObject({ sent: 0, failed: 1 });
+  });
+
+  it('answers 404 for the provider id of an inbound message (receipts are for outbound ones)', async () => {
+    const t = await server.tenant();
+    await importRecords(server, t.appId, [message(3, { id: 'in-1', direction: 'inbound', status: 'received', provider_message_id: 'wamid.inbound.1' })]);
+    const res = await statusUpdate(server, t, 'wamid.inbound.1', 'delivered', new Date().toISOString());
+    expect(res.status).toBe(404);
+    expectErrorEnvelope(res.body, 'not_found');
+    expect(await list(t, 'wamid.inbound.1')).toMatchObject([{ id: 'in-1', status: 'received' }]);
+  });
+
+  it('updates the newest outbound message when imported history repeats a provider_message_id', async () => {
+    const t = await server.tenant();
+    const dup = (n: number, id: string) => message(n, { id, direction: 'outbound', status: 'sent', provider_message_id: 'wamid.twice' });
+    await importRecords(server, t.appId, [dup(10, 'older'), dup(20, 'newer')]);
+    expect((await statusUpdate(server, t, 'wamid.twice', 'delivered', new Date().toISOString())).body.data).toMatchObject({ applied: true, message: { id: 'newer', status: 'delivered' } });
+    const rows = await list(t, 'wamid.twice');
+    expect(rows.map((r) => [r.id, r.status])).toEqual([
+      ['newer', 'delivered'],
+      ['older', 'sent'],
+    ]);
+  });
+
+  it('finds the message through messages_app_outbound_provider_message_idx', async () => {
+    const t = await server.tenant();
+    await importRecords(
+      server,
+      t.appId,
+      Array.from({ length: 300 }, (_, i) => message(i, { id: `plan-${i}`, provider_message_id: `wamid.plan.${i}` })),
+    );
+    const db = server.runtime.database.db;
+    const plan = await db.transaction(async (tx) => {
+      await tx.execute(sql`analyze messages`);
+      // Small tables make a sequential scan the cheapest; off, the planner shows which index fits the predicate.
+      await tx.execute(sql`set local enable_seqscan = off`);
+      const query = outboundMessageByProviderId(tx, t.appId, 'wamid.plan.42');
+      return rowsOf<{ 'QUERY PLAN': string }>(await tx.execute(sql`explain ${query.getSQL()}`)).map((r) => r['QUERY PLAN']).join('\n');
+    });
+    expect(plan).toContain('messages_app_outbound_provider_message_idx');
   });
 });

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
-import { flowBody, newPhone, newToken, send, userWrote } from './fixtures.js';
+import { message } from '../analytics/fixtures.js';
+import { request } from '../helpers/http.js';
+import { flowBody, importRecords, newPhone, newToken, send, statusUpdate, userWrote } from './fixtures.js';
 
 // PGlite is one connection (PITFALLS): races are proven on PostgreSQL only.
 const onPostgres = Boolean(process.env.DATABASE_URL);
@@ -42,5 +44,23 @@ describe.skipIf(!onPostgres)('concurrent sends on PostgreSQL', () => {
       headers: { authorization: `Bearer ${tenant.accessToken}` },
     });
     expect(((await list.json()) as { data: unknown[] }).data).toHaveLength(1);
+  });
+
+  it('receipts racing for one imported message apply one after the other: read, each stage counted once', async () => {
+    const t = await server.tenant();
+    const created = new Date(Math.floor(Date.now() / 1000) * 1000 - 3_600_000);
+    const at = (s: number) => new Date(created.getTime() + s * 1000).toISOString();
+    await importRecords(server, t.appId, [
+      message(2, { id: 'race-imported', direction: 'outbound', status: 'queued', provider_message_id: 'wamid.race', created_at: created.toISOString(), sent_at: null, failed_at: null, error_message: null }),
+    ]);
+    const receipts = [['read', 3], ['sent', 1], ['delivered', 2], ['read', 3], ['sent', 1], ['delivered', 2], ['read', 3], ['sent', 1]] as const;
+    const results = await Promise.all(receipts.map(([status, s]) => statusUpdate(server, t, 'wamid.race', status, at(s))));
+    expect(results.map((r) => r.status)).toEqual(receipts.map(() => 200));
+    // Exactly the updates that moved the status forward report applied; read is reached once.
+    expect(results.filter((r) => r.body.data.applied && r.body.data.message.status === 'read')).toHaveLength(1);
+    const summary = await request(`${server.url}/api/v1/analytics/${t.appId}/metrics/summary`, { token: t.accessToken });
+    expect(summary.body.data).toMatchObject({ sent: 1, delivered: 1, read: 1, failed: 0 });
+    const list = await request(`${server.url}/api/v1/analytics/${t.appId}/messages?search=wamid.race`, { token: t.accessToken });
+    expect(list.body.data).toMatchObject([{ id: 'race-imported', status: 'read', sent_at: at(1) }]);
   });
 });

@@ -1,0 +1,1 @@
+CREATE INDEX "messages_app_outbound_provider_message_idx" ON "messages" USING btree ("app_id","provider_message_id") WHERE "messages"."direction" = 'outbound';
