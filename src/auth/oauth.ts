@@ -67,6 +67,7 @@ export async function revokeToken(ctx: RequestContext, token: string): Promise<v
     .insert(revokedTokens)
     .values({ jti: target.jti, clientId: target.clientId, expiresAt: target.expiresAt })
     .onConflictDoNothing();
+  embeddedAnswers.get(ctx.runtime.database)?.delete(target.jti);
 }
 
 export type Authentication = { ok: true; auth: AuthContext; quota: ClientQuota } | { ok: false; message: string };
@@ -99,6 +100,33 @@ function authLookup(db: Db) {
   return prepared;
 }
 
+type AuthRow = Awaited<ReturnType<ReturnType<typeof authLookup>['execute']>>[number];
+
+/**
+ * Embedded PGlite only: one process owns the database (DATA_DIR is locked against every other
+ * process, the CLI included), and that process writes every revocation (revokeToken forgets the
+ * token's answer in the same request), so a token's lookup can be answered from memory without
+ * a wasm query per request. On PostgreSQL another instance may revoke at any moment, so the
+ * database is asked on every request (DESIGN section 2). Only live answers are kept (a revoked
+ * token or a missing client is asked again), at most 10,000, oldest first out.
+ */
+const EMBEDDED_ANSWERS = 10_000;
+const embeddedAnswers = new WeakMap<Runtime['database'], Map<string, AuthRow>>();
+
+async function lookUp(runtime: Runtime, auth: AuthContext): Promise<AuthRow | undefined> {
+  const { database } = runtime;
+  let answers = embeddedAnswers.get(database);
+  if (!answers && database.kind === 'pglite') embeddedAnswers.set(database, (answers = new Map()));
+  const known = answers?.get(auth.jti);
+  if (known) return known;
+  const [row] = await authLookup(database.db).execute({ jti: auth.jti, clientId: auth.clientId });
+  if (answers && row && !row.revoked) {
+    if (answers.size >= EMBEDDED_ANSWERS) answers.delete(answers.keys().next().value!);
+    answers.set(auth.jti, row);
+  }
+  return row;
+}
+
 /** Bearer token → caller, checked against revocation on every request. */
 export async function authenticate(runtime: Runtime, authorization: string | undefined): Promise<Authentication> {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
@@ -106,7 +134,7 @@ export async function authenticate(runtime: Runtime, authorization: string | und
   const verified = await verifyAccessToken(runtime.keys, runtime.tokens, match[1]!);
   if (verified === 'expired') return { ok: false, message: 'Token expired' };
   if (typeof verified === 'string') return { ok: false, message: 'Invalid token' };
-  const [row] = await authLookup(runtime.database.db).execute({ jti: verified.jti, clientId: verified.clientId });
+  const row = await lookUp(runtime, verified);
   if (!row) return { ok: false, message: 'Client no longer exists' };
   if (row.revoked) return { ok: false, message: 'Token revoked' };
   const defaults = runtime.rateLimits.defaultQuota();
