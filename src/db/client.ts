@@ -61,7 +61,8 @@ function openPostgres(url: string, config: Pick<Config, 'DB_POOL_MAX' | 'DB_PREP
     onnotice: (notice) => logger.debug({ notice: notice.message }, 'postgres notice'),
     connect_timeout: 10,
     // Prepared statements are planned for their actual values every time (see prepared-statements.ts).
-    connection: { plan_cache_mode: 'force_custom_plan' },
+    // Only with them: poolers (DB_PREPARE=0) refuse unknown startup parameters.
+    ...(config.DB_PREPARE ? { connection: { plan_cache_mode: 'force_custom_plan' } } : {}),
   });
   if (config.DB_PREPARE) preferPreparedStatements(pg);
   const { queries, logger: queryLogger } = countingLogger();

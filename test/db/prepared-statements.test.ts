@@ -41,9 +41,26 @@ describe.runIf(process.env.DATABASE_URL)('prepared statements on PostgreSQL', ()
     expect(mode!.plan_cache_mode).toBe('force_custom_plan');
   });
 
-  it('prepares nothing with DB_PREPARE=0 (transaction poolers)', async () => {
+  it('passes other call forms through: unsafe(text, options), unsafe(text)', async () => {
+    const database = await open(true);
+    // postgres.js accepts unsafe(text, options) (its types do not say so).
+    const unsafe = database.pg!.unsafe as unknown as (text: string, options: object) => Promise<unknown>;
+    expect(await unsafe('select 1 as one', { prepare: true })).toEqual([{ one: 1 }]);
+    expect(await database.pg!.unsafe('select 2 as two')).toEqual([{ two: 2 }]);
+  });
+
+  it('leaves bulk texts (over 100 parameters) unprepared', async () => {
+    const database = await open(true);
+    const values = Array.from({ length: 101 }, (_, i) => sql`${i}::int`);
+    await database.db.execute(sql`select array[${sql.join(values, sql`, `)}] as many`);
+    expect((await statementsOf(database)).filter((s) => s.startsWith('select array['))).toEqual([]);
+  });
+
+  it('prepares nothing with DB_PREPARE=0 (transaction poolers), and sends no plan_cache_mode they would refuse', async () => {
     const database = await open(false);
     await database.db.execute(sql`select ${1}::int as one`);
     expect(await statementsOf(database)).toEqual([]);
+    const [mode] = await database.pg!.unsafe<{ plan_cache_mode: string }[]>('show plan_cache_mode');
+    expect(mode!.plan_cache_mode).toBe('auto');
   });
 });
