@@ -69,14 +69,16 @@ export async function verifyAccessToken(
   token: string,
 ): Promise<AuthContext | VerifyFailure> {
   const cache = verifiedCache(keys);
-  const hit = cache.get(token);
+  // The settings are part of what was verified: the same text under other settings is verified anew.
+  const key = `${settings.issuer}\u0000${settings.audience}\u0000${token}`;
+  const hit = cache.get(key);
   if (hit) {
     if (hit.auth.expiresAt.getTime() <= Date.now()) {
-      cache.delete(token);
+      cache.delete(key);
       return 'expired';
     }
     if (keys.publicKeys.has(hit.kid)) return hit.auth;
-    cache.delete(token); // its key was retired or reloaded away: verify from scratch
+    cache.delete(key); // its key was retired or reloaded away: verify from scratch
   }
   const getKey: JWTVerifyGetKey = async (header) => {
     let key = header.kid ? keys.publicKeys.get(header.kid) : undefined;
@@ -98,7 +100,7 @@ export async function verifyAccessToken(
     const auth = toAuthContext(payload);
     if (!auth) return 'invalid';
     if (cache.size >= VERIFIED_CACHE_SIZE) cache.delete(cache.keys().next().value!); // oldest first
-    cache.set(token, { auth, kid: protectedHeader.kid! });
+    cache.set(key, { auth, kid: protectedHeader.kid! });
     return auth;
   } catch (error) {
     if (error instanceof errors.JWTExpired) return 'expired';

@@ -58,6 +58,14 @@ describe('verified-token cache', () => {
     expect(await verifyAccessToken(keys, settings, `${header}.${claims}.${flipped}`)).toBe('invalid');
   });
 
+  it('verifies anew under other issuer or audience settings', async () => {
+    const keys = await keySet();
+    const { token } = await signAccessToken(keys, settings, subject);
+    expect(typeof (await verifyAccessToken(keys, settings, token))).toBe('object');
+    expect(await verifyAccessToken(keys, { ...settings, audience: 'another-api' }, token)).toBe('invalid');
+    expect(await verifyAccessToken(keys, { ...settings, issuer: 'https://elsewhere.test' }, token)).toBe('invalid');
+  });
+
   it('keeps key sets apart: a token verified under one set is not valid under another', async () => {
     const a = await keySet();
     const b = await keySet();
