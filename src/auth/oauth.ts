@@ -67,7 +67,9 @@ export async function revokeToken(ctx: RequestContext, token: string): Promise<v
     .insert(revokedTokens)
     .values({ jti: target.jti, clientId: target.clientId, expiresAt: target.expiresAt })
     .onConflictDoNothing();
-  embeddedAnswers.get(ctx.runtime.database)?.delete(target.jti);
+  const { database } = ctx.runtime;
+  revocations.set(database, (revocations.get(database) ?? 0) + 1);
+  embeddedAnswers.get(database)?.delete(target.jti);
 }
 
 export type Authentication = { ok: true; auth: AuthContext; quota: ClientQuota } | { ok: false; message: string };
@@ -112,6 +114,8 @@ type AuthRow = Awaited<ReturnType<ReturnType<typeof authLookup>['execute']>>[num
  */
 const EMBEDDED_ANSWERS = 10_000;
 const embeddedAnswers = new WeakMap<Runtime['database'], Map<string, AuthRow>>();
+/** Revocations written by this process: an answer read across one is not kept (it may predate it). */
+const revocations = new WeakMap<Runtime['database'], number>();
 
 async function lookUp(runtime: Runtime, auth: AuthContext): Promise<AuthRow | undefined> {
   const { database } = runtime;
@@ -119,8 +123,9 @@ async function lookUp(runtime: Runtime, auth: AuthContext): Promise<AuthRow | un
   if (!answers && database.kind === 'pglite') embeddedAnswers.set(database, (answers = new Map()));
   const known = answers?.get(auth.jti);
   if (known) return known;
+  const before = revocations.get(database) ?? 0;
   const [row] = await authLookup(database.db).execute({ jti: auth.jti, clientId: auth.clientId });
-  if (answers && row && !row.revoked) {
+  if (answers && row && !row.revoked && (revocations.get(database) ?? 0) === before) {
     if (answers.size >= EMBEDDED_ANSWERS) answers.delete(answers.keys().next().value!);
     answers.set(auth.jti, row);
   }
