@@ -332,7 +332,12 @@ export function outboundMessageByProviderId(q: Queryable, appId: string, provide
     .select()
     .from(messages)
     .where(and(eq(messages.appId, appId), eq(messages.providerMessageId, providerMessageId), eq(messages.direction, 'outbound')))
-    .orderBy(desc(messages.createdAt), desc(messages.id))
+    // The service's own send first: an imported copy of it (same provider id) must not take its receipts.
+    .orderBy(
+      desc(sql`exists (select 1 from ${sendDetails} where ${sendDetails.appId} = ${messages.appId} and ${sendDetails.messageId} = ${messages.id})`),
+      desc(messages.createdAt),
+      desc(messages.id),
+    )
     .limit(1)
     .for('update');
 }
@@ -341,8 +346,9 @@ export function outboundMessageByProviderId(q: Queryable, appId: string, provide
  * A status update names the message by the provider's id. Any outbound message of the app can
  * carry it, not only the service's own sends: messages imported with their provider_message_id
  * (connector history, campaigns sent elsewhere) get their delivery receipts too. Inbound messages
- * are not candidates (their statuses are received and flow_handled, not a delivery funnel). If
- * imported data holds the id more than once, the newest such message is the one updated.
+ * are not candidates (their statuses are received and flow_handled, not a delivery funnel). A
+ * message the service sent itself wins over imported ones with the same id; among imported ones
+ * only, the newest is the one updated.
  */
 async function ingestStatus(tx: Tx, appId: string, event: StatusUpdateEvent): Promise<InboundResult> {
   const [row] = await outboundMessageByProviderId(tx, appId, event.provider_message_id);

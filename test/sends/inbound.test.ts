@@ -175,20 +175,22 @@ describe('POST /messaging/{appId}/inbound: status updates of imported messages',
 
   it('moves an imported outbound message and the funnel, with the same rules as a send', async () => {
     const t = await server.tenant();
+    // Each time computed once: ago() read twice across a second boundary would differ.
+    const [at60, at59, at57, at56] = [ago(60), ago(59), ago(57), ago(56)];
     await importRecords(server, t.appId, [
-      message(2, { id: 'imp-1', direction: 'outbound', status: 'queued', provider_message_id: 'wamid.imported.1', created_at: ago(60), sent_at: null, failed_at: null, error_message: null }),
+      message(2, { id: 'imp-1', direction: 'outbound', status: 'queued', provider_message_id: 'wamid.imported.1', created_at: at60, sent_at: null, failed_at: null, error_message: null }),
     ]);
     expect(await summary(t)).toMatchObject({ sent: 0, delivered: 0, read: 0, failed: 0 });
 
-    const sent = await statusUpdate(server, t, 'wamid.imported.1', 'sent', ago(59));
+    const sent = await statusUpdate(server, t, 'wamid.imported.1', 'sent', at59);
     expect(sent.status).toBe(200);
-    expect(sent.body.data).toMatchObject({ event: 'status', applied: true, message: { id: 'imp-1', direction: 'outbound', status: 'sent', sent_at: ago(59) } });
-    expect((await statusUpdate(server, t, 'wamid.imported.1', 'read', ago(57))).body.data).toMatchObject({ applied: true, message: { status: 'read' } });
+    expect(sent.body.data).toMatchObject({ event: 'status', applied: true, message: { id: 'imp-1', direction: 'outbound', status: 'sent', sent_at: at59 } });
+    expect((await statusUpdate(server, t, 'wamid.imported.1', 'read', at57)).body.data).toMatchObject({ applied: true, message: { status: 'read' } });
     // Never backwards, as for a send.
-    const late = await statusUpdate(server, t, 'wamid.imported.1', 'failed', ago(56), { error: { message: 'late' } });
+    const late = await statusUpdate(server, t, 'wamid.imported.1', 'failed', at56, { error: { message: 'late' } });
     expect(late.body.data).toMatchObject({ applied: false, message: { status: 'read', failed_at: null, error_message: null } });
 
-    expect(await list(t, 'wamid.imported.1')).toMatchObject([{ id: 'imp-1', status: 'read', sent_at: ago(59) }]);
+    expect(await list(t, 'wamid.imported.1')).toMatchObject([{ id: 'imp-1', status: 'read', sent_at: at59 }]);
     expect(await summary(t)).toMatchObject({ sent: 1, delivered: 1, read: 1, failed: 0 });
   });
 
@@ -234,6 +236,23 @@ describe('POST /messaging/{appId}/inbound: status updates of imported messages',
       ['newer', 'delivered'],
       ['older', 'sent'],
     ]);
+  });
+
+  it("keeps a send's receipts on the send when imported history holds a later copy of it", async () => {
+    const t = await server.tenant();
+    const phone = newPhone();
+    await userWrote(server, t, phone);
+    const sent = await send(server, t, flowBody(phone));
+    const { id: sentId, provider_message_id: pid } = sent.body.data.message;
+    const copy = message(30, { id: 'copy-of-send', direction: 'outbound', status: 'sent', provider_message_id: pid, created_at: new Date(Date.now() + 60_000).toISOString() });
+    await importRecords(server, t.appId, [copy]);
+    const res = await statusUpdate(server, t, pid, 'delivered', new Date().toISOString());
+    expect(res.body.data).toMatchObject({ applied: true, message: { id: sentId, status: 'delivered' } });
+    const rows = await list(t, pid);
+    expect(rows.map((r) => [r.id, r.status]).sort()).toEqual([
+      ['copy-of-send', 'sent'],
+      [sentId, 'delivered'],
+    ].sort());
   });
 
   it('finds the message through messages_app_outbound_provider_message_idx', async () => {
