@@ -3,7 +3,7 @@ import type { Db } from '../db/client.js';
 import { byShape, shapeOf } from '../db/prepared.js';
 import type { RequestContext } from '../runtime.js';
 import { containsPattern, dayRange, type CampaignListArgs } from './filters.js';
-import { afterPlaceholders, cursorPosition, toPage, type Page } from './pagination.js';
+import { afterPlaceholders, keysetValues, toPage, type Page } from './pagination.js';
 import { campaigns, type CampaignRow } from './tables.js';
 
 const LIST = 'campaigns';
@@ -40,14 +40,10 @@ const textArray = (values: readonly string[]) => campaigns.tags.mapToDriverValue
 
 /** One keyset page of an app's campaigns, newest first; tags match if any is carried (DESIGN section 6). */
 export async function listCampaigns(ctx: RequestContext, args: CampaignListArgs): Promise<Page<CampaignRow>> {
-  const position = args.after === undefined ? undefined : cursorPosition(LIST, args.after);
   const statuses = args.status?.includes('all') ? [] : (args.status ?? []);
   const { from, to } = dayRange(args.startDate, args.endDate);
   const values: Record<string, unknown> = {
-    appId: args.appId,
-    limit: args.first + 1,
-    afterAt: position?.createdAt.toISOString(),
-    afterId: position?.id,
+    ...keysetValues(LIST, args),
     statuses: statuses.length > 0 ? textArray(statuses) : undefined,
     search: args.search ? containsPattern(args.search) : undefined,
     tags: args.tags && args.tags.length > 0 ? textArray(args.tags) : undefined,

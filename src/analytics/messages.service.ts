@@ -3,7 +3,7 @@ import type { Db } from '../db/client.js';
 import { byShape, shapeOf } from '../db/prepared.js';
 import type { RequestContext } from '../runtime.js';
 import { containsPattern, dayRange, type MessageListArgs } from './filters.js';
-import { afterPlaceholders, cursorPosition, toPage, type Page } from './pagination.js';
+import { afterPlaceholders, keysetValues, toPage, type Page } from './pagination.js';
 import { messages, type MessageRow } from './tables.js';
 
 const LIST = 'messages';
@@ -54,13 +54,9 @@ function pageQuery(db: Db, shape: readonly string[]) {
 
 /** One keyset page of an app's messages, newest first (DESIGN section 6). */
 export async function listMessages(ctx: RequestContext, args: MessageListArgs): Promise<Page<MessageRow>> {
-  const position = args.after === undefined ? undefined : cursorPosition(LIST, args.after);
   const { from, to } = dayRange(args.startDate, args.endDate);
   const values: Record<string, unknown> = {
-    appId: args.appId,
-    limit: args.first + 1,
-    afterAt: position?.createdAt.toISOString(),
-    afterId: position?.id,
+    ...keysetValues(LIST, args),
     // An empty filter string filters nothing.
     status: args.status || undefined,
     direction: args.direction || undefined,

@@ -26,6 +26,15 @@ export function afterCursor(list: string, after: string | undefined, createdAt: 
   return sql`(${createdAt}, ${id}) < (${position.createdAt.toISOString()}::timestamptz, ${position.id})`;
 }
 
+/**
+ * The values every keyset page query takes (see afterPlaceholders): the app, limit + 1 rows, and
+ * the cursor's position when there is one (afterAt undefined otherwise: not part of the shape).
+ */
+export function keysetValues(list: string, args: { appId: string; first: number; after?: string }) {
+  const position = args.after === undefined ? undefined : cursorPosition(list, args.after);
+  return { appId: args.appId, limit: args.first + 1, afterAt: position?.createdAt.toISOString(), afterId: position?.id };
+}
+
 /** afterCursor for a prepared query: the position from the placeholders afterAt (ISO text) and afterId. */
 export function afterPlaceholders(createdAt: PgColumn, id: PgColumn): SQL {
   return sql`(${createdAt}, ${id}) < (${sql.placeholder('afterAt')}::timestamptz, ${sql.placeholder('afterId')})`;
