@@ -12,6 +12,7 @@ import lockfile from 'proper-lockfile';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { preferPreparedStatements } from './prepared-statements.js';
+import { guardTypeFetch } from './type-fetch-guard.js';
 import * as schema from './schema.js';
 
 export type Schema = typeof schema;
@@ -65,6 +66,7 @@ function openPostgres(url: string, config: Pick<Config, 'DB_POOL_MAX' | 'DB_PREP
     ...(config.DB_PREPARE ? { connection: { plan_cache_mode: 'force_custom_plan' } } : {}),
   });
   if (config.DB_PREPARE) preferPreparedStatements(pg);
+  guardTypeFetch(logger);
   const { queries, logger: queryLogger } = countingLogger();
   const db = drizzlePostgres({ client: pg, schema, logger: queryLogger }) as unknown as Db;
   return {
