@@ -6,7 +6,7 @@
  * floor, medians), prints a Markdown table and writes it to docs/BENCHMARKS.md.
  *
  * Environment: BENCH_DB (postgres,pglite), BENCH_MESSAGES (1000000), BENCH_PGLITE_MESSAGES (PGlite's own count), BENCH_DURATION (seconds a
- * round, 3), BENCH_ROUNDS (6), BENCH_WARMUP (seconds, 2), BENCH_CONNECTIONS (32), BENCH_PG_URL
+ * round, 5), BENCH_ROUNDS (4), BENCH_WARMUP (seconds, 2), BENCH_CONNECTIONS (32), BENCH_PG_URL
  * (postgres://postgres@127.0.0.1:5432/postgres), BENCH_OUT (docs/BENCHMARKS.md), BENCH_PIN (0
  * turns taskset off), BENCH_LOG_LEVEL (service log level, warn), BENCH_NODE_ARGS (extra node
  * flags for the service, e.g. --cpu-prof).
@@ -25,8 +25,8 @@ import type { ComputeResult, Dataset, FanoutScenario, HttpRequest, Scenario, Sce
 const env = process.env;
 const settings = {
   messages: Number(env.BENCH_MESSAGES ?? 1_000_000),
-  duration: Number(env.BENCH_DURATION ?? 3),
-  rounds: Number(env.BENCH_ROUNDS ?? 6),
+  duration: Number(env.BENCH_DURATION ?? 5),
+  rounds: Number(env.BENCH_ROUNDS ?? 4),
   warmup: Number(env.BENCH_WARMUP ?? 2),
   connections: Number(env.BENCH_CONNECTIONS ?? 32),
   pgUrl: env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
