@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { isoInstant } from '../time/iso-instant.js';
 
 /**
  * Keyset cursors (DESIGN section 6): opaque base64url of the last row's (created_at, id), bound
@@ -13,7 +14,7 @@ export interface CursorPosition {
 const check = (list: string, payload: string) => createHash('sha256').update(`${list}\u0000${payload}`).digest('base64url').slice(0, 12);
 
 export function encodeCursor(list: string, position: CursorPosition): string {
-  const payload = JSON.stringify([position.createdAt.toISOString(), position.id]);
+  const payload = JSON.stringify([isoInstant(position.createdAt), position.id]);
   return Buffer.from(JSON.stringify([payload, check(list, payload)])).toString('base64url');
 }
 

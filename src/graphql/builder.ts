@@ -7,6 +7,7 @@ import type { Scope } from '../auth/scopes.js';
 import { AppError, validationFailed } from '../errors/app-error.js';
 import { zodIssuesToDetails } from '../errors/zod-details.js';
 import type { RequestContext } from '../runtime.js';
+import { isoInstant } from '../time/iso-instant.js';
 
 export type Context = RequestContext;
 
@@ -62,7 +63,7 @@ const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\
 
 builder.scalarType('DateTime', {
   description: 'An ISO 8601 instant in UTC, e.g. 2026-03-08T14:00:00.000Z',
-  serialize: (value) => (value instanceof Date ? value.toISOString() : new Date(value).toISOString()),
+  serialize: (value) => isoInstant(value instanceof Date ? value : new Date(value)),
   parseValue: (value) => {
     // ISO 8601 with a time and a zone (Z or an offset): "2026-03-08" or "March 8" are refused.
     const date = typeof value === 'string' && ISO_INSTANT.test(value) ? new Date(value) : new Date(NaN);

@@ -1,7 +1,8 @@
 import { AppError, type ErrorDetail } from '../errors/app-error.js';
+import { isoInstant } from '../time/iso-instant.js';
 
 // SPEC "Response envelope" and "Errors".
-export const timestamp = () => new Date().toISOString();
+export const timestamp = () => isoInstant(new Date());
 
 export function errorEnvelope(error: AppError) {
   return {

@@ -1,4 +1,5 @@
 import { expandWorkingHours, type Interval, type WeeklyHours, type ZoneClock, zoneClock } from './working-hours.js';
+import { isoInstant } from '../time/iso-instant.js';
 
 export interface AgentCalendar {
   agentId: string;
@@ -214,7 +215,7 @@ function prepare(query: SlotQuery, agents: AgentCalendar[]) {
 
 const candidateTimes = (grid: Grid, k: number) => {
   const s = grid.fromMs + k * grid.stepMs;
-  return { startUtc: new Date(s).toISOString(), endUtc: new Date(s + grid.durationMs).toISOString() };
+  return { startUtc: isoInstant(new Date(s)), endUtc: isoInstant(new Date(s + grid.durationMs)) };
 };
 
 /** Why a candidate is not a slot. `id` names the call, exception or window responsible. */
