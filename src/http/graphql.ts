@@ -8,6 +8,7 @@ import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Runtime, RequestContext } from '../runtime.js';
 import { appErrorToGraphQL, toAppError } from '../graphql/errors.js';
+import { hasOrderedRootFields } from '../graphql/ordered-root-fields.js';
 import { useOperationMetrics } from '../observability/graphql-metrics.js';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { graphiqlTabs } from './graphiql-examples.js';
@@ -47,8 +48,9 @@ export function useCompiledExecution(): Plugin {
     const key = args.operationName ?? '';
     let query = byOperation.get(key);
     if (query === undefined) {
-      const result = compileQuery(args.schema, args.document, args.operationName ?? undefined, { disablingCapturingStackErrors: true });
-      query = isCompiledQuery(result) ? result : null;
+      const compilable = !hasOrderedRootFields(args.document, args.operationName);
+      const result = compilable ? compileQuery(args.schema, args.document, args.operationName ?? undefined, { disablingCapturingStackErrors: true }) : null;
+      query = result && isCompiledQuery(result) ? result : null;
       byOperation.set(key, query);
     }
     return query;

@@ -12,6 +12,7 @@ import type { Context as HonoContext, Hono } from 'hono';
 import { AppError, validationFailed, type ErrorType } from '../errors/app-error.js';
 import { toAppError } from '../graphql/errors.js';
 import { validationErrorType } from '../graphql/builder.js';
+import { hasOrderedRootFields } from '../graphql/ordered-root-fields.js';
 import { errorResponse, serverError, timestamp } from '../http/envelope.js';
 import type { HttpEnv } from '../http/types.js';
 import type { RequestContext } from '../runtime.js';
@@ -77,13 +78,15 @@ export function prepareRoute(schema: GraphQLSchema, route: RestRoute): PreparedR
   const rootType = operation.operation === 'mutation' ? schema.getMutationType()! : schema.getQueryType()!;
   const firstField = operation.selectionSet.selections.find((s) => s.kind === Kind.FIELD);
   const fieldName = firstField && firstField.kind === Kind.FIELD ? firstField.name.value : '';
-  const compiled = compileQuery(schema, document, undefined, { disablingCapturingStackErrors: true });
+  // A route's document is ours and has one root field, so graphql-jit's ordering of several
+  // mutation fields (hasOrderedRootFields) never applies; checked anyway.
+  const compiled = hasOrderedRootFields(document) ? undefined : compileQuery(schema, document, undefined, { disablingCapturingStackErrors: true });
   return {
     route,
     document,
     operation,
     rootErrorType: validationErrorType({ parentType: rootType, fieldName }),
-    compiled: isCompiledQuery(compiled) ? compiled : undefined,
+    compiled: compiled && isCompiledQuery(compiled) ? compiled : undefined,
   };
 }
 
