@@ -106,7 +106,7 @@ export async function startFloor(dataset: Dataset, pin: Pinning): Promise<Runnin
   const env: NodeJS.ProcessEnv = { ...process.env, FLOOR_PORT: String(port), NODE_ENV: 'production' };
   if (dataset.kind === 'postgres') env.FLOOR_DATABASE_URL = dataset.databaseUrl;
   else env.FLOOR_DATA_DIR = dataset.floorDataDir;
-  const [command, args] = pinned(pin.server, process.execPath, ['--import', 'tsx', 'bench/floor/server.ts']);
+  const [command, args] = pinned(pin.server, process.execPath, [...(process.env.FLOOR_NODE_ARGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', 'bench/floor/server.ts']);
   const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`${url}/healthz`, child, 'floor');
