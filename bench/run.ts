@@ -136,16 +136,9 @@ async function runScenario(
     }
   }
 
-  const options = (base: string, req: HttpRequest, duration: number) => ({
-    url: base + req.path,
-    method: req.method,
-    headers: req.headers,
-    body: req.body,
-    connections,
-    duration,
-    // Rotation applies to the service only (no scenario with a floor rotates).
-    ...(rotate && base === service.url ? { rotate } : {}),
-  });
+  // Rotation applies to the service only (no scenario with a floor rotates).
+  const options = (base: string, req: HttpRequest, duration: number) =>
+    loadOptions(base, req, duration, connections, base === service.url ? rotate : undefined);
   log(`${ctx.dataset.kind} ${scenario.name}: warm-up ${settings.warmup} s, ${settings.rounds} rounds of ${settings.duration} s`);
   if (settings.warmup > 0) {
     await settle(pin, options(service.url, request, settings.warmup));
@@ -197,14 +190,17 @@ async function tour(selected: Scenario[], ctx: ScenarioContext, service: Running
   log(`${ctx.dataset.kind}: warm-up tour, one ${settings.warmup} s slice of each scenario on the service and the floor`);
   for (const scenario of selected) {
     const connections = scenario.connections ?? settings.connections;
-    const rotate = scenario.rotate?.(ctx);
-    const request = scenario.request(ctx);
-    await load(pin, { url: service.url + request.path, method: request.method, headers: request.headers, body: request.body, connections, duration: settings.warmup, ...(rotate ? { rotate } : {}) });
+    await load(pin, loadOptions(service.url, scenario.request(ctx), settings.warmup, connections, scenario.rotate?.(ctx)));
     const floorRequest = scenario.floor && scenario.floorRequest ? scenario.floorRequest(ctx) : undefined;
-    if (floorRequest) {
-      await load(pin, { url: floor.url + floorRequest.path, method: floorRequest.method, headers: floorRequest.headers, body: floorRequest.body, connections, duration: settings.warmup });
-    }
+    if (floorRequest) await load(pin, loadOptions(floor.url, floorRequest, settings.warmup, connections));
   }
+}
+
+type LoadOptions = Parameters<typeof load>[1];
+
+/** autocannon's options for one request of a scenario against one server. */
+function loadOptions(base: string, req: HttpRequest, duration: number, connections: number, rotate?: LoadOptions['rotate']): LoadOptions {
+  return { url: base + req.path, method: req.method, headers: req.headers, body: req.body, connections, duration, ...(rotate ? { rotate } : {}) };
 }
 
 /**
