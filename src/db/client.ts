@@ -12,6 +12,7 @@ import lockfile from 'proper-lockfile';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { preferPreparedStatements } from './prepared-statements.js';
+import { reconnectBackoff } from './reconnect-backoff.js';
 import { guardTypeFetch } from './type-fetch-guard.js';
 import * as schema from './schema.js';
 
@@ -61,6 +62,7 @@ function openPostgres(url: string, config: Pick<Config, 'DB_POOL_MAX' | 'DB_PREP
     prepare: config.DB_PREPARE,
     onnotice: (notice) => logger.debug({ notice: notice.message }, 'postgres notice'),
     connect_timeout: 10,
+    backoff: reconnectBackoff,
     // Prepared statements are planned for their actual values every time (see prepared-statements.ts).
     // Only with them: poolers (DB_PREPARE=0) refuse unknown startup parameters.
     ...(config.DB_PREPARE ? { connection: { plan_cache_mode: 'force_custom_plan' } } : {}),

@@ -146,7 +146,8 @@ export function createMainApp(runtime: Runtime, schema: GraphQLSchema, routes: r
     try {
       await runtime.database.ping();
       return c.json({ status: 'ready', database: runtime.database.kind });
-    } catch {
+    } catch (error) {
+      runtime.logger.warn({ err: error }, 'readiness check failed: the database did not answer');
       return c.json({ status: 'unavailable', database: runtime.database.kind }, 503);
     }
   });
@@ -198,7 +199,8 @@ export function createVideoApp(runtime: Runtime, schema: GraphQLSchema): Hono<Ht
     try {
       await runtime.database.ping();
       return c.json({ status: 'ready' });
-    } catch {
+    } catch (error) {
+      runtime.logger.warn({ err: error }, 'readiness check failed: the database did not answer');
       return c.json({ status: 'unavailable' }, 503);
     }
   });
