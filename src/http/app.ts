@@ -118,6 +118,23 @@ function requireAuth(runtime: Runtime, shape: ErrorShape, listener: 'rest' | 'gr
 const isGraphiQLPage = (c: import('hono').Context<HttpEnv>) =>
   c.req.method === 'GET' && (c.req.header('accept') ?? '').includes('text/html') && !new URL(c.req.url).searchParams.has('query');
 
+/**
+ * DESIGN: `/healthz` (the process is up) and `/readyz` (the database answers) on both
+ * listeners; `extra` joins both bodies. A failed readiness check logs the driver's error.
+ */
+function mountHealth(app: Hono<HttpEnv>, runtime: Runtime, extra: Record<string, string> = {}): void {
+  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.get('/readyz', async (c) => {
+    try {
+      await runtime.database.ping();
+      return c.json({ status: 'ready', ...extra });
+    } catch (error) {
+      runtime.logger.warn({ err: error }, 'readiness check failed: the database did not answer');
+      return c.json({ status: 'unavailable', ...extra }, 503);
+    }
+  });
+}
+
 export function createMainApp(runtime: Runtime, schema: GraphQLSchema, routes: readonly RestRoute[]): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>();
   const yoga = createGraphQLServer(runtime, schema);
@@ -141,16 +158,7 @@ export function createMainApp(runtime: Runtime, schema: GraphQLSchema, routes: r
     );
   }
 
-  app.get('/healthz', (c) => c.json({ status: 'ok' }));
-  app.get('/readyz', async (c) => {
-    try {
-      await runtime.database.ping();
-      return c.json({ status: 'ready', database: runtime.database.kind });
-    } catch (error) {
-      runtime.logger.warn({ err: error }, 'readiness check failed: the database did not answer');
-      return c.json({ status: 'unavailable', database: runtime.database.kind }, 503);
-    }
-  });
+  mountHealth(app, runtime, { database: runtime.database.kind });
   app.get('/.well-known/jwks.json', (c) => c.json(runtime.keys.jwks));
   if (runtime.config.METRICS && runtime.config.METRICS_PORT === undefined) mountMetrics(app, runtime);
 
@@ -194,16 +202,7 @@ export function createVideoApp(runtime: Runtime, schema: GraphQLSchema): Hono<Ht
   app.notFound(() => {
     throw new AppError('not_found', 'No such path');
   });
-  app.get('/healthz', (c) => c.json({ status: 'ok' }));
-  app.get('/readyz', async (c) => {
-    try {
-      await runtime.database.ping();
-      return c.json({ status: 'ready' });
-    } catch (error) {
-      runtime.logger.warn({ err: error }, 'readiness check failed: the database did not answer');
-      return c.json({ status: 'unavailable' }, 503);
-    }
-  });
+  mountHealth(app, runtime);
   app.use('/api/*', tooLarge, requireAuth(runtime, videoShape, 'video'));
   mountLookupRoutes(app, schema, videoHostRoutes, 'Video call');
   return app;
