@@ -123,9 +123,13 @@ export interface LoadResult {
   cpuUs?: number;
 }
 
-/** One autocannon run in its own (pinned) process: bench/load.ts, options as JSON on stdin (a rotation is too long for argv). */
+/**
+ * One load run in its own (pinned) process, options as JSON on stdin (a rotation is too long for
+ * argv): autocannon (bench/load.ts), or with `rate` the open-loop generator (bench/paced.ts).
+ */
 export function load(pin: Pinning, options: Record<string, unknown>): Promise<LoadResult> {
-  const [command, args] = pinned(pin.load, process.execPath, ['--import', 'tsx', 'bench/load.ts', '-']);
+  const script = options.rate !== undefined ? 'bench/paced.ts' : 'bench/load.ts';
+  const [command, args] = pinned(pin.load, process.execPath, ['--import', 'tsx', script, '-']);
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
     child.stdin!.end(JSON.stringify(options));

@@ -6,7 +6,8 @@
  * floor, medians), prints a Markdown table and writes it to docs/BENCHMARKS.md.
  *
  * Environment: BENCH_DB (postgres,pglite), BENCH_MESSAGES (1000000), BENCH_PGLITE_MESSAGES (PGlite's own count), BENCH_DURATION (seconds a
- * round, 5), BENCH_ROUNDS (4), BENCH_WARMUP (seconds, 2), BENCH_CONNECTIONS (32), BENCH_PG_URL
+ * round, 5), BENCH_ROUNDS (4), BENCH_WARMUP (seconds, 2), BENCH_CONNECTIONS (32), BENCH_PACED_RATE
+ * (req/s offered in messages_page_paced: 500 on PostgreSQL, 150 on PGlite), BENCH_PG_URL
  * (postgres://postgres@127.0.0.1:5432/postgres), BENCH_OUT (docs/BENCHMARKS.md), BENCH_PIN (0
  * turns taskset off), BENCH_LOG_LEVEL (service log level, warn), BENCH_NODE_ARGS (extra node
  * flags for the service, e.g. --cpu-prof).
@@ -40,6 +41,8 @@ interface Row {
   db: StorageKind;
   messages: number;
   connections: number;
+  /** The offered req/s of a paced scenario (Scenario.rate). */
+  rate?: number;
   service?: LoadResult;
   floor?: LoadResult;
   /** Median over the rounds of service req/s ÷ floor req/s, each round's pair run back to back. */
@@ -106,7 +109,7 @@ async function runScenario(
   compute?: ComputeResult,
 ): Promise<Row> {
   const connections = scenario.connections ?? settings.connections;
-  const row: Row = { scenario: scenario.name, title: scenario.title, db: ctx.dataset.kind, messages: ctx.dataset.messages, connections, compute, notes: [] };
+  const row: Row = { scenario: scenario.name, title: scenario.title, db: ctx.dataset.kind, messages: ctx.dataset.messages, connections, rate: scenario.rate?.[ctx.dataset.kind], compute, notes: [] };
   if (compute) {
     row.notes.push(
       `${compute.label}: median ${compute.medianMs.toFixed(3)} ms, p99 ${compute.p99Ms.toFixed(3)} ms over ${compute.runs} runs` +
@@ -138,7 +141,7 @@ async function runScenario(
 
   // Rotation applies to the service only (no scenario with a floor rotates).
   const options = (base: string, req: HttpRequest, duration: number) =>
-    loadOptions(base, req, duration, connections, base === service.url ? rotate : undefined);
+    loadOptions(base, req, duration, connections, base === service.url ? rotate : undefined, row.rate);
   log(`${ctx.dataset.kind} ${scenario.name}: warm-up ${settings.warmup} s, ${settings.rounds} rounds of ${settings.duration} s`);
   if (settings.warmup > 0) {
     await settle(pin, options(service.url, request, settings.warmup));
@@ -171,10 +174,17 @@ async function runScenario(
     // request was seen), so each round's two runs, seconds apart, are compared with each other.
     row.ratio = median(serviceRounds.map((s, i) => (floorRounds[i]!.rps > 0 ? s.rps / floorRounds[i]!.rps : 0)));
   }
+  if (row.rate !== undefined) {
+    // Both sides are held to the same offered rate: req/s says only whether each kept up.
+    row.ratio = undefined;
+    row.notes.push(
+      `offered ${row.rate} req/s, evenly spaced, over at most ${connections} connections (bench/paced.ts, latency from each request's scheduled start); both servers keep up, so no ratio of req/s`,
+    );
+  }
   if (!scenario.floor && scenario.noFloor) row.notes.push(`no floor: ${scenario.noFloor}`);
-  const ratio = row.floor ? ` (${row.ratio!.toFixed(2)} of floor ${row.floor.rps.toFixed(0)})` : '';
+  const ratio = row.floor ? (row.ratio !== undefined ? ` (${row.ratio.toFixed(2)} of floor ${row.floor.rps.toFixed(0)})` : ` (floor p99 ${row.floor.p99.toFixed(1)} ms)`) : '';
   const cpu = row.service.cpuUs !== undefined ? `, ${row.service.cpuUs.toFixed(0)} µs CPU/req${row.floor?.cpuUs !== undefined ? ` (floor ${row.floor.cpuUs.toFixed(0)})` : ''}` : '';
-  log(`${ctx.dataset.kind} ${scenario.name}: ${row.service.rps.toFixed(0)} req/s, p50 ${row.service.p50} ms, p99 ${row.service.p99} ms${ratio}${cpu}`);
+  log(`${ctx.dataset.kind} ${scenario.name}: ${row.service.rps.toFixed(0)} req/s, p50 ${fmt(row.service.p50, 1)} ms, p99 ${fmt(row.service.p99, 1)} ms${ratio}${cpu}`);
   return row;
 }
 
@@ -190,17 +200,27 @@ async function tour(selected: Scenario[], ctx: ScenarioContext, service: Running
   log(`${ctx.dataset.kind}: warm-up tour, one ${settings.warmup} s slice of each scenario on the service and the floor`);
   for (const scenario of selected) {
     const connections = scenario.connections ?? settings.connections;
-    await load(pin, loadOptions(service.url, scenario.request(ctx), settings.warmup, connections, scenario.rotate?.(ctx)));
+    const rate = scenario.rate?.[ctx.dataset.kind];
+    await load(pin, loadOptions(service.url, scenario.request(ctx), settings.warmup, connections, scenario.rotate?.(ctx), rate));
     const floorRequest = scenario.floor && scenario.floorRequest ? scenario.floorRequest(ctx) : undefined;
-    if (floorRequest) await load(pin, loadOptions(floor.url, floorRequest, settings.warmup, connections));
+    if (floorRequest) await load(pin, loadOptions(floor.url, floorRequest, settings.warmup, connections, undefined, rate));
   }
 }
 
 type LoadOptions = Parameters<typeof load>[1];
 
 /** autocannon's options for one request of a scenario against one server. */
-function loadOptions(base: string, req: HttpRequest, duration: number, connections: number, rotate?: LoadOptions['rotate']): LoadOptions {
-  return { url: base + req.path, method: req.method, headers: req.headers, body: req.body, connections, duration, ...(rotate ? { rotate } : {}) };
+function loadOptions(base: string, req: HttpRequest, duration: number, connections: number, rotate?: LoadOptions['rotate'], rate?: number): LoadOptions {
+  return {
+    url: base + req.path,
+    method: req.method,
+    headers: req.headers,
+    body: req.body,
+    connections,
+    duration,
+    ...(rotate ? { rotate } : {}),
+    ...(rate !== undefined ? { rate } : {}),
+  };
 }
 
 /**
@@ -383,9 +403,11 @@ function table(rows: Row[]): string {
   ];
   for (const r of rows) {
     const ratio = r.ratio !== undefined ? r.ratio.toFixed(2) : '—';
+    // A paced scenario's latencies are a few ms: tenths of a ms are shown (bench/paced.ts times them so).
+    const ms = r.rate !== undefined ? 1 : 0;
     lines.push(
-      `| ${r.scenario} | ${r.db} | ${fmt(r.messages)} | ${r.connections} | ${fmt(r.service?.rps)} | ${fmt(r.service?.p50)} | ${fmt(r.service?.p99)} | ` +
-        `${r.service ? r.service.errors : '—'} | ${fmt(r.floor?.rps)} | ${fmt(r.floor?.p99)} | ${ratio} | ` +
+      `| ${r.scenario} | ${r.db} | ${fmt(r.messages)} | ${r.connections}${r.rate !== undefined ? ` @ ${fmt(r.rate)}/s` : ''} | ${fmt(r.service?.rps)} | ${fmt(r.service?.p50, ms)} | ${fmt(r.service?.p99, ms)} | ` +
+        `${r.service ? r.service.errors : '—'} | ${fmt(r.floor?.rps)} | ${fmt(r.floor?.p99, ms)} | ${ratio} | ` +
         `${fmt(r.service?.cpuUs)}${r.floor?.cpuUs !== undefined ? ` (${fmt(r.floor.cpuUs)})` : ''} | ${r.notes.join('; ')} |`,
     );
   }
@@ -401,8 +423,11 @@ function targets(rows: Row[]): string[] {
     const goal = r.scenario.startsWith('graphql_') ? 0.6 : 0.7;
     out.push(`- ${r.scenario} on ${r.db}: ${ratio.toFixed(2)} of the floor (target ≥ ${goal}): ${met(ratio >= goal)}`);
   }
-  for (const r of rows.filter((x) => x.scenario === 'messages_page' && x.service)) {
-    out.push(`- messages_page p99 on ${r.db} (${fmt(r.messages)} messages, ${r.connections} connections): ${r.service!.p99} ms (target < 25 ms${r.db === 'postgres' && r.messages >= 1_000_000 ? '' : '; the target is for PostgreSQL with 1M rows'}): ${met(r.service!.p99 < 25)}`);
+  for (const r of rows.filter((x) => (x.scenario === 'messages_page' || x.scenario === 'messages_page_paced') && x.service)) {
+    const load = r.rate !== undefined ? `${r.connections} connections, ${fmt(r.rate)} req/s offered` : `${r.connections} connections at saturation`;
+    const floor = r.floor ? `; floor ${fmt(r.floor.p99, 1)} ms` : '';
+    const scope = r.db === 'postgres' && r.messages >= 1_000_000 ? '' : '; the target is for PostgreSQL with 1M rows';
+    out.push(`- ${r.scenario} p99 on ${r.db} (${fmt(r.messages)} messages, ${load}): ${fmt(r.service!.p99, 1)} ms${floor} (target < 25 ms${scope}): ${met(r.service!.p99 < 25)}`);
   }
   for (const r of rows.filter((x) => x.compute?.targetMs !== undefined)) {
     const c = r.compute!;

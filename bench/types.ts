@@ -95,6 +95,13 @@ export interface Scenario {
   versus?: string;
   /** autocannon connections (default BENCH_CONNECTIONS, 32). */
   connections?: number;
+  /**
+   * An offered load in requests per second, evenly spaced, over at most `connections`
+   * connections (bench/paced.ts, open loop): latency at a load the server keeps up with, not at
+   * saturation. Service and floor are both held to it, so the scenario reports latency, not a
+   * ratio of req/s.
+   */
+  rate?: Record<StorageKind, number>;
 }
 
 /** A capability named by the issue that the service does not have yet: listed, never faked. */

@@ -1,6 +1,6 @@
 import type { FanoutScenario, PendingScenario, Scenario } from '../types.js';
 import { campaignsSearch } from './campaigns.js';
-import { graphqlMessagesPage, messagesDeep, messagesFiltered, messagesPage, messagesSearch } from './messages.js';
+import { graphqlMessagesPage, messagesDeep, messagesFiltered, messagesPage, messagesPagePaced, messagesSearch } from './messages.js';
 import { dailyMetrics, dailyMetricsAlone, summaryMetrics } from './metrics.js';
 import { availabilityWorstCase, patchReschedule, sseFanout } from './scheduling.js';
 import { tokenIssue } from './token.js';
@@ -9,6 +9,7 @@ import { tokenIssue } from './token.js';
 export const scenarios: Scenario[] = [
   tokenIssue,
   messagesPage,
+  messagesPagePaced,
   messagesFiltered,
   messagesSearch,
   messagesDeep,

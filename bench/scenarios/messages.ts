@@ -95,3 +95,21 @@ export const graphqlMessagesPage: Scenario = {
   compare: { service: (body: { data: { messages: { nodes: { id: string }[] } } }) => body.data.messages.nodes.map((n) => n.id), floor: sameIds.floor },
   versus: 'messages_page',
 };
+
+/**
+ * The unfiltered page at an offered load, not at saturation: with 32 connections kept busy, each
+ * request waits behind the others (p50 is about 32 ÷ req/s by Little's law), so latency there
+ * measures the queue. About half of what either server reaches on this page on a 2-core machine
+ * (PostgreSQL 500 req/s, PGlite 150; BENCH_PACED_RATE sets both), over at most the same 32
+ * connections, measures the page itself under load.
+ */
+export const messagesPagePaced: Scenario = {
+  ...messagesPage,
+  name: 'messages_page_paced',
+  title: 'Messages page, no filter (REST), at an offered load',
+  floorRequest: (ctx) => floorGet('messages_page_paced', { app: ctx.dataset.appId, limit: LIMIT }),
+  rate: {
+    postgres: Number(process.env.BENCH_PACED_RATE ?? 500),
+    pglite: Number(process.env.BENCH_PACED_RATE ?? 150),
+  },
+};
