@@ -177,8 +177,10 @@ async function runScenario(
   if (row.rate !== undefined) {
     // Both sides are held to the same offered rate: req/s says only whether each kept up.
     row.ratio = undefined;
+    const behind = [['service', row.service], ['floor', row.floor]].filter(([, r]) => r && (r as LoadResult).rps < 0.95 * row.rate!).map(([side]) => side);
     row.notes.push(
-      `offered ${row.rate} req/s, evenly spaced, over at most ${connections} connections (bench/paced.ts, latency from each request's scheduled start); both servers keep up, so no ratio of req/s`,
+      `offered ${row.rate} req/s, evenly spaced, over at most ${connections} connections (bench/paced.ts, latency from each request's scheduled start); ` +
+        (behind.length === 0 ? 'both kept up, so no ratio of req/s' : `${behind.join(' and ')} fell behind (under 95% of the offered rate)`),
     );
   }
   if (!scenario.floor && scenario.noFloor) row.notes.push(`no floor: ${scenario.noFloor}`);
@@ -209,7 +211,7 @@ async function tour(selected: Scenario[], ctx: ScenarioContext, service: Running
 
 type LoadOptions = Parameters<typeof load>[1];
 
-/** autocannon's options for one request of a scenario against one server. */
+/** Load options for one request of a scenario against one server: autocannon's, or with `rate` bench/paced.ts's. */
 function loadOptions(base: string, req: HttpRequest, duration: number, connections: number, rotate?: LoadOptions['rotate'], rate?: number): LoadOptions {
   return {
     url: base + req.path,
