@@ -56,7 +56,6 @@ function pageQuery(db: Db, shape: readonly string[]) {
 export async function listMessages(ctx: RequestContext, args: MessageListArgs): Promise<Page<MessageRow>> {
   const { from, to } = dayRange(args.startDate, args.endDate);
   const values: Record<string, unknown> = {
-    ...keysetValues(LIST, args),
     // An empty filter string filters nothing.
     status: args.status || undefined,
     direction: args.direction || undefined,
@@ -67,6 +66,8 @@ export async function listMessages(ctx: RequestContext, args: MessageListArgs): 
     search: args.search ? containsPattern(args.search) : undefined,
     from: from?.toISOString(),
     to: to?.toISOString(),
+    // Spread last: on Node 20 every property added after a spread costs ~0.8 µs (bench/ notes).
+    ...keysetValues(LIST, args),
   };
   const shape = shapeOf(values, OPTIONAL);
   const { db } = ctx.runtime.database;

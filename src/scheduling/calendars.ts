@@ -63,9 +63,8 @@ export async function loadCalendars(db: Queryable, query: CalendarQuery): Promis
     const availableExtra: BusyInterval[] = [];
     const intervals = typeof row.intervals === 'string' ? (JSON.parse(row.intervals) as CalendarRow['intervals']) : row.intervals;
     for (const [kind, id, startMs, endMs] of intervals) {
-      const interval = { startMs: Number(startMs), endMs: Number(endMs), id };
-      if (kind === 'extra') availableExtra.push(interval);
-      else busy.push({ ...interval, kind });
+      if (kind === 'extra') availableExtra.push({ startMs: Number(startMs), endMs: Number(endMs), id });
+      else busy.push({ startMs: Number(startMs), endMs: Number(endMs), id, kind });
     }
     return { agentId: row.id, timezone: row.timezone, workingHours: row.working_hours, availableExtra, busy };
   });

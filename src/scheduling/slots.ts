@@ -178,7 +178,8 @@ export function availableSlots({ query, agents }: { query: SlotQuery; agents: Ag
     for (const { agentId, isSlot } of slotsByAgent) {
       if (!isSlot[k]) continue;
       times ??= candidateTimes(grid, k);
-      slots.push({ ...times, agentId });
+      // Fields spelled out: on Node 20 a property added after a spread costs ~0.8 µs (bench/ notes).
+      slots.push({ startUtc: times.startUtc, endUtc: times.endUtc, agentId });
     }
   }
   return slots;
@@ -267,8 +268,8 @@ export function explainSlots({ query, agents }: { query: SlotQuery; agents: Agen
   for (let k = 0; k < grid.count; k++) {
     const times = candidateTimes(grid, k);
     for (const { agentId, isSlot, reasons } of perAgent) {
-      if (isSlot[k]) slots.push({ ...times, agentId });
-      else rejected.push({ ...times, agentId, reasons: reasons[k]! });
+      if (isSlot[k]) slots.push({ startUtc: times.startUtc, endUtc: times.endUtc, agentId });
+      else rejected.push({ startUtc: times.startUtc, endUtc: times.endUtc, agentId, reasons: reasons[k]! });
     }
   }
   return { slots, rejected };
