@@ -102,6 +102,20 @@ describe('GraphQL abuse limits', () => {
     }
   });
 
+  it('the complexity budget is for client documents: a REST route runs its own document unbudgeted', async () => {
+    const reader = await server.tenant({ scopes: ['messages:read'] });
+    // 200 rows weigh as 10 list items: far over this server's budget of 12 as a client's query...
+    const query = `query($app: UUID!) { messages(appId: $app, first: 200) { nodes { id status } } }`;
+    const viaGraphql = await gql(server.url, reader.accessToken, query, { app: reader.appId });
+    expect(viaGraphql.body.errors?.[0]?.message).toMatch(/complexity \d+ exceeds the limit of 12/);
+    // ...while the v1 path, whose limit is validated (at most 200), answers.
+    const viaRest = await request(`${server.url}/api/v1/analytics/${reader.appId}/messages?limit=200`, { token: reader.accessToken });
+    expect(viaRest.status).toBe(200);
+    expect(viaRest.body.pagination.limit).toBe(200);
+    const tooMany = await request(`${server.url}/api/v1/analytics/${reader.appId}/messages?limit=201`, { token: reader.accessToken });
+    expect(tooMany.status).toBe(400);
+  });
+
   it('oversized documents are refused by token count', async () => {
     const fields = Array.from({ length: 450 }, () => 'clientId').join(' ');
     const res = await gql(server.url, tenant.accessToken, `{ viewer { ${fields} } }`);
