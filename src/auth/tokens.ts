@@ -51,9 +51,16 @@ export type VerifyFailure = 'malformed' | 'expired' | 'invalid';
  * (`keys retire`). Revocation is checked by the caller against the database on every request.
  */
 const VERIFIED_CACHE_SIZE = 10_000;
-const verifiedByKeys = new WeakMap<SigningKeys, Map<string, { auth: AuthContext; kid: string }>>();
+/** A verified token, with the issuer and audience it was verified against. */
+interface Verified {
+  auth: AuthContext;
+  kid: string;
+  issuer: string;
+  audience: string;
+}
+const verifiedByKeys = new WeakMap<SigningKeys, Map<string, Verified>>();
 
-function verifiedCache(keys: SigningKeys): Map<string, { auth: AuthContext; kid: string }> {
+function verifiedCache(keys: SigningKeys): Map<string, Verified> {
   let cache = verifiedByKeys.get(keys);
   if (!cache) verifiedByKeys.set(keys, (cache = new Map()));
   return cache;
@@ -69,9 +76,11 @@ export async function verifyAccessToken(
   token: string,
 ): Promise<AuthContext | VerifyFailure> {
   const cache = verifiedCache(keys);
-  // The settings are part of what was verified: the same text under other settings is verified anew.
-  const key = `${settings.issuer}\u0000${settings.audience}\u0000${token}`;
-  const hit = cache.get(key);
+  // Keyed by the token itself (a key joining the settings copied ~1 KB a request); the settings
+  // are part of what was verified, so the same text under other settings is verified anew.
+  const key = token;
+  const entry = cache.get(key);
+  const hit = entry && entry.issuer === settings.issuer && entry.audience === settings.audience ? entry : undefined;
   if (hit) {
     if (hit.auth.expiresAt.getTime() <= Date.now()) {
       cache.delete(key);
@@ -100,7 +109,8 @@ export async function verifyAccessToken(
     const auth = toAuthContext(payload);
     if (!auth) return 'invalid';
     if (cache.size >= VERIFIED_CACHE_SIZE) cache.delete(cache.keys().next().value!); // oldest first
-    cache.set(key, { auth, kid: protectedHeader.kid! });
+    cache.delete(key); // re-inserted last: the eviction order stays oldest first
+    cache.set(key, { auth, kid: protectedHeader.kid!, issuer: settings.issuer, audience: settings.audience });
     return auth;
   } catch (error) {
     if (error instanceof errors.JWTExpired) return 'expired';
