@@ -1,6 +1,6 @@
-import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
-import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
-import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
+import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
+import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
+import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { useGraphQLSSE } from '@graphql-yoga/plugin-graphql-sse';
 import { createSourceEventStream, GraphQLError, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
@@ -119,6 +119,36 @@ function mapEvents<T, R>(source: AsyncIterable<T>, map: (value: T) => R | Promis
 }
 
 /**
+ * graphql-armor's depth, alias and directive limits as validation rules, made once: its plugins
+ * each add a hook that builds its rule again on every request, and yoga runs every hook of every
+ * plugin on every request, through a parse and validation cache or not. Fragments flattened and
+ * introspection counted (PITFALLS: graphql-armor #431, PR #823).
+ */
+export function useDocumentLimits(limits: { depth: number; aliases: number; directives: number }): Plugin {
+  const rules = [
+    maxDepthRule({ n: limits.depth, flattenFragments: true, ignoreIntrospection: false }),
+    maxAliasesRule({ n: limits.aliases }),
+    maxDirectivesRule({ n: limits.directives }),
+  ];
+  return {
+    onValidate({ addValidationRule }) {
+      for (const rule of rules) addValidationRule(rule);
+    },
+  };
+}
+
+/**
+ * yoga's responses made with the Response class of the moment: on the server that is
+ * @hono/node-server's, whose string body the listener writes straight to the socket. yoga's own
+ * default (@whatwg-node/node-fetch's) makes the listener read every JSON body back through a
+ * ReadableStream reader (bench/: a GraphQL page cost twice a REST page's CPU). Resolved per
+ * call, because the listener installs its class when it starts, after the app is built.
+ */
+const HostResponse = function HostResponse(body?: BodyInit | null, init?: ResponseInit) {
+  return new globalThis.Response(body, init);
+} as unknown as typeof Response;
+
+/**
  * graphql-yoga with the abuse limits composed as plugins (STYLE: cross-cutting concerns are
  * plugins): depth, aliases, tokens and directives at validation; cost (and depth again) in the Pothos
  * complexity plugin before any resolver runs.
@@ -132,6 +162,7 @@ export function createGraphQLServer(runtime: Runtime, schema: GraphQLSchema): Yo
     // The listener's own 1 MiB limit (tooLarge in app.ts) runs before yoga. yoga's 25 MB one
     // would pipe every body through a TransformStream into a new Request: pure cost (bench/).
     maxRequestBodySize: false,
+    fetchAPI: { Response: HostResponse },
     // GraphiQL bundled in the page (no CDN): works offline and behind strict egress.
     renderGraphiQL,
     logging: {
@@ -153,11 +184,8 @@ export function createGraphQLServer(runtime: Runtime, schema: GraphQLSchema): Yo
       useGraphQLSSE({ endpoint: '/graphql/stream' }),
       subscriptionErrorsAsResults,
       useOperationMetrics(),
-      // Fragments flattened and introspection counted (PITFALLS: graphql-armor #431, PR #823).
-      maxDepthPlugin({ n: config.GRAPHQL_MAX_DEPTH, flattenFragments: true, ignoreIntrospection: false }),
-      maxAliasesPlugin({ n: config.GRAPHQL_MAX_ALIASES }),
+      useDocumentLimits({ depth: config.GRAPHQL_MAX_DEPTH, aliases: config.GRAPHQL_MAX_ALIASES, directives: 20 }),
       maxTokensPlugin({ n: config.GRAPHQL_MAX_TOKENS }),
-      maxDirectivesPlugin({ n: 20 }),
       useCompiledExecution(),
     ],
     maskedErrors: {

@@ -1,0 +1,66 @@
+import { request as httpRequest } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.close());
+
+interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  bytes: Buffer;
+}
+
+/** A POST to /graphql read as bytes, so the response's framing (Content-Length) is visible. */
+function postGraphQL(token: string, payload: unknown, accept = 'application/json'): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const url = new URL('/graphql', server.url);
+    const req = httpRequest(
+      url,
+      { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes: Buffer.concat(chunks) }));
+      },
+    );
+    req.on('error', reject);
+    req.end(JSON.stringify(payload));
+  });
+}
+
+// yoga's responses are written by the listener's own Response class (src/http/graphql.ts,
+// HostResponse): these pin what a client sees of that path.
+describe('GraphQL responses on the wire', () => {
+  it('carry the request id, the rate-limit headers, the media type and a Content-Length in bytes', async () => {
+    const tenant = await server.tenant({ rate: { minute: 40 } });
+    // A non-ASCII value echoed in the error message: characters and bytes differ.
+    const res = await postGraphQL(tenant.accessToken, {
+      query: 'query ($app: UUID!, $n: Int) { messages(appId: $app, first: $n) { nodes { id } } }',
+      variables: { app: tenant.appId, n: 'né ✓' },
+    });
+    const text = res.bytes.toString('utf8');
+    expect(text).toContain('né ✓');
+    expect(res.headers['content-length']).toBe(String(res.bytes.length));
+    expect(res.bytes.length).toBeGreaterThan(text.length);
+    expect(res.headers['transfer-encoding']).toBeUndefined();
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(res.headers['x-ratelimit-limit']).toBe('40');
+    expect(res.headers['x-ratelimit-remaining']).toBe('39');
+    expect(JSON.parse(text).errors[0].message).toMatch(/Int cannot represent/);
+  });
+
+  it('answer in the media type asked for, with data', async () => {
+    const tenant = await server.tenant();
+    const res = await postGraphQL(tenant.accessToken, { query: '{ viewer { clientId } }' }, 'application/graphql-response+json');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('application/graphql-response+json; charset=utf-8');
+    expect(res.headers['content-length']).toBe(String(res.bytes.length));
+    expect(JSON.parse(res.bytes.toString('utf8'))).toEqual({ data: { viewer: { clientId: tenant.clientId } } });
+  });
+});
