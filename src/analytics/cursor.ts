@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import { isoInstant } from '../time/iso-instant.js';
 
 /**
@@ -11,7 +11,11 @@ export interface CursorPosition {
   id: string;
 }
 
-const check = (list: string, payload: string) => createHash('sha256').update(`${list}\u0000${payload}`).digest('base64url').slice(0, 12);
+/** One-shot `crypto.hash` (Node 20.12+; a third of createHash's cost a call) where it exists. */
+const sha256 = (text: string): string =>
+  typeof crypto.hash === 'function' ? crypto.hash('sha256', text, 'base64url') : crypto.createHash('sha256').update(text).digest('base64url');
+
+const check = (list: string, payload: string) => sha256(`${list}\u0000${payload}`).slice(0, 12);
 
 export function encodeCursor(list: string, position: CursorPosition): string {
   const payload = JSON.stringify([isoInstant(position.createdAt), position.id]);
