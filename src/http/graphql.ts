@@ -163,6 +163,10 @@ export function createGraphQLServer(runtime: Runtime, schema: GraphQLSchema): Yo
     // would pipe every body through a TransformStream into a new Request: pure cost (bench/).
     maxRequestBodySize: false,
     fetchAPI: { Response: HostResponse },
+    // CORS is the gateway's (CORS_ORIGINS, app.ts): yoga's default echoed any Origin on /graphql.
+    cors: false,
+    // No uploads in this schema: one request parser fewer on every request.
+    multipart: false,
     // GraphiQL bundled in the page (no CDN): works offline and behind strict egress.
     renderGraphiQL,
     logging: {

@@ -29,6 +29,20 @@ describe('CORS', () => {
     expect(res.headers.get('access-control-allow-origin')).toBeNull();
     const get = await fetch(`${closed.url}/healthz`, { headers: { origin: 'https://dash.example.com' } });
     expect(get.headers.get('access-control-allow-origin')).toBeNull();
+    // GraphQL too: yoga's own CORS handling must not answer for the gateway.
+    const graphql = await fetch(`${closed.url}/graphql`, {
+      method: 'POST',
+      headers: { origin: 'https://evil.example.com', authorization: `Bearer ${tenant.accessToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ viewer { clientId } }' }),
+    });
+    expect(graphql.status).toBe(200);
+    expect(graphql.headers.get('access-control-allow-origin')).toBeNull();
+    expect(graphql.headers.get('access-control-allow-credentials')).toBeNull();
+    const graphqlPreflight = await fetch(`${closed.url}/graphql`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://evil.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' },
+    });
+    expect(graphqlPreflight.headers.get('access-control-allow-origin')).toBeNull();
   });
 
   it('CORS_ORIGINS allows exactly the origins it names', async () => {
@@ -38,6 +52,12 @@ describe('CORS', () => {
     expect(allowed.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('authorization');
     const other = await preflight(open, 'https://evil.example.com');
     expect(other.headers.get('access-control-allow-origin')).toBeNull();
+    const graphql = await fetch(`${open.url}/graphql`, {
+      method: 'POST',
+      headers: { origin: 'https://evil.example.com', authorization: `Bearer ${tenant.accessToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ __typename }' }),
+    });
+    expect(graphql.headers.get('access-control-allow-origin')).toBeNull();
   });
 });
 
