@@ -162,14 +162,14 @@ export function createMainApp(runtime: Runtime, schema: GraphQLSchema, routes: r
 
   const graphqlAuth = requireAuth(runtime, graphqlShape, 'graphql');
   app.use('/graphql', tooLarge, async (c, next) => (isGraphiQLPage(c) ? next() : graphqlAuth(c, next)));
-  app.on(['GET', 'POST'], '/graphql', (c) => yoga.fetch(c.req.raw, { requestContext: c.get('requestContext') }));
+  app.on(['GET', 'POST'], '/graphql', (c) => yoga.fetch(c.req.raw, c.get('requestContext')));
   app.all('/graphql', () => {
     throw new AppError('method_not_allowed', 'Use GET or POST');
   });
   // graphql-sse, distinct-connections mode (DESIGN section 1): the token is checked on connect,
   // scopes and app access when the subscription starts.
   app.use('/graphql/stream', tooLarge, graphqlAuth);
-  app.on(['GET', 'POST'], '/graphql/stream', (c) => yoga.fetch(c.req.raw, { requestContext: c.get('requestContext') }));
+  app.on(['GET', 'POST'], '/graphql/stream', (c) => yoga.fetch(c.req.raw, c.get('requestContext')));
   app.all('/graphql/stream', () => {
     throw new AppError('method_not_allowed', 'Use GET or POST');
   });

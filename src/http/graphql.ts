@@ -13,9 +13,13 @@ import { useOperationMetrics } from '../observability/graphql-metrics.js';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { graphiqlTabs } from './graphiql-examples.js';
 
-export interface YogaServerContext {
-  requestContext: RequestContext;
-}
+/**
+ * The request's context is yoga's server context itself. yoga's `context` option would copy it
+ * into the operation's context with Object.assign, which calls its lazy getters (a pino child
+ * logger on every request, bench/); the server context is copied by property descriptor
+ * (@whatwg-node/server's isolateObject), so the getters stay lazy and share one logger.
+ */
+export type YogaServerContext = RequestContext;
 
 // The opening tab; graphiql-examples.ts has one tab per domain.
 export const graphiqlExample = graphiqlTabs[0]!.query;
@@ -175,7 +179,6 @@ export function createGraphQLServer(runtime: Runtime, schema: GraphQLSchema): Yo
       warn: (...args) => logger.warn({ yoga: args }, 'yoga'),
       error: (...args) => logger.error({ yoga: args }, 'yoga'),
     },
-    context: ({ requestContext }) => requestContext,
     graphiql: {
       title: 'Switchboard GraphQL',
       defaultQuery: graphiqlExample,

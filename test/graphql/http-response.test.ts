@@ -1,5 +1,5 @@
 import { request as httpRequest } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -62,5 +62,19 @@ describe('GraphQL responses on the wire', () => {
     expect(res.headers['content-type']).toBe('application/graphql-response+json; charset=utf-8');
     expect(res.headers['content-length']).toBe(String(res.bytes.length));
     expect(JSON.parse(res.bytes.toString('utf8'))).toEqual({ data: { viewer: { clientId: tenant.clientId } } });
+  });
+
+  it("run in the request's own context: no per-request child logger unless something logs", async () => {
+    const tenant = await server.tenant();
+    const child = vi.spyOn(server.runtime.logger, 'child');
+    try {
+      for (let i = 0; i < 3; i++) {
+        const res = await postGraphQL(tenant.accessToken, { query: '{ viewer { clientId } }' });
+        expect(res.status).toBe(200);
+      }
+      expect(child).not.toHaveBeenCalled();
+    } finally {
+      child.mockRestore();
+    }
   });
 });
