@@ -11,6 +11,14 @@ import { scheduledCallEvents, type ScheduledCallEventRow } from '../scheduling/t
 export const TIMELINE_CHANNEL = 'switchboard_timeline';
 // NOTIFY payloads must stay under 8000 bytes; a larger event is announced by id and read back.
 const MAX_PAYLOAD = 7000;
+/**
+ * Subscribers served per turn of the event loop. Serving one runs its subscription document and
+ * writes its SSE frame (~50 µs); 1,000 of them in one go held the loop for 50-100 ms, and the
+ * PATCH that caused the event (or any other request) waited for the last one (bench/ sse_fanout).
+ */
+export const FANOUT_SLICE = 100;
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 interface Announcement {
   id: string;
@@ -49,6 +57,9 @@ export class TimelineBus {
   private count = 0;
   private stop: (() => Promise<void>) | undefined;
   private closed = false;
+  // Notifications are dispatched one after another: a large event read back from the table, or
+  // one served over several turns, is not overtaken by the next, so streams see events in order.
+  private dispatching: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly database: Database,
@@ -56,7 +67,9 @@ export class TimelineBus {
   ) {}
 
   async start(): Promise<void> {
-    const onPayload = (payload: string) => void this.dispatch(payload);
+    const onPayload = (payload: string) => {
+      this.dispatching = this.dispatching.then(() => this.dispatch(payload));
+    };
     if (this.database.pg) {
       const { unlisten } = await this.database.pg.listen(TIMELINE_CHANNEL, onPayload);
       this.stop = unlisten;
@@ -99,7 +112,12 @@ export class TimelineBus {
       // One row for every subscriber: parsed from the payload, or (a large event) read once.
       const event = announced.event ? { ...announced.event, createdAt: new Date(announced.event.createdAt) } : await this.load(announced);
       if (!event) return;
-      for (const subscriber of interested) subscriber.listener(event);
+      for (let start = 0; start < interested.length; start += FANOUT_SLICE) {
+        if (start > 0) await nextTurn();
+        const end = Math.min(start + FANOUT_SLICE, interested.length);
+        // A subscriber gone since the notification arrived (its client closed) is skipped.
+        for (let i = start; i < end; i++) if (ofApp.has(interested[i]!)) interested[i]!.listener(event);
+      }
     } catch (error) {
       this.logger.error({ err: error }, 'timeline notification could not be dispatched');
     }
@@ -116,7 +134,11 @@ export class TimelineBus {
   /** Ends every open stream (graceful shutdown: SSE responses complete instead of being cut). */
   endStreams(): void {
     this.closed = true;
-    for (const ofApp of this.subscribers.values()) for (const subscriber of ofApp) subscriber.end();
+    for (const ofApp of this.subscribers.values()) {
+      for (const subscriber of ofApp) subscriber.end();
+      // A fan-out still being served over several turns skips them from here on.
+      ofApp.clear();
+    }
     this.subscribers.clear();
     this.count = 0;
   }
