@@ -1,6 +1,7 @@
 import net from 'node:net';
 import postgres from 'postgres';
 import { afterEach, describe, expect, it } from 'vitest';
+import { fakeServer } from './fixtures/fake-postgres.mjs';
 
 // Two faults of postgres.js 3.4.9 in how a pooled connection starts over after its socket closes,
 // both seen as test/faults/postgres-restart.test.ts failing (a restart under load), both fixed by
@@ -13,75 +14,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 //    (LanternOps/breeze#3225 found the same.)
 // 2. A FATAL error (57P01 on shutdown) for the query in flight was kept with that query after the
 //    close, and replayed onto the first query of the next socket (porsager/postgres#1223).
-
-const READY = message('Z', Buffer.from('I'));
-
-function message(type: string, body: Buffer = Buffer.alloc(0)): Buffer {
-  const head = Buffer.alloc(5);
-  head.write(type);
-  head.writeInt32BE(4 + body.length, 1);
-  return Buffer.concat([head, body]);
-}
-
-const cstrings = (...parts: string[]) => Buffer.from(parts.map((p) => `${p}\0`).join(''));
-const FATAL_SHUTDOWN = message(
-  'E',
-  Buffer.concat([cstrings('SFATAL', 'VFATAL', 'C57P01', 'Mterminating connection due to administrator command'), Buffer.from([0])]),
-);
-
-/**
- * Speaks just enough of the protocol for parameterless queries answering no rows: startup,
- * simple queries, and the extended protocol's Parse/Describe/Bind/Execute/Sync. `killNext`
- * answers the next query with FATAL 57P01 and closes the socket, as a fast shutdown does.
- */
-function fakeServer() {
-  const state = { startups: 0, queries: 0, killNext: false };
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => {});
-    let started = false;
-    let buffered = Buffer.alloc(0);
-    socket.on('data', (data) => {
-      buffered = Buffer.concat([buffered, data]);
-      if (!started) {
-        if (buffered.length < 4 || buffered.length < buffered.readInt32BE(0)) return;
-        buffered = buffered.subarray(buffered.readInt32BE(0));
-        started = true;
-        state.startups++;
-        socket.write(Buffer.concat([message('R', Buffer.from([0, 0, 0, 0])), READY])); // AuthenticationOk
-      }
-      const out: Buffer[] = [];
-      while (buffered.length >= 5 && buffered.length >= 1 + buffered.readInt32BE(1)) {
-        const type = String.fromCharCode(buffered[0]!);
-        const body = buffered.subarray(5, 1 + buffered.readInt32BE(1));
-        buffered = buffered.subarray(1 + buffered.readInt32BE(1));
-        if ((type === 'Q' || type === 'P') && state.killNext) {
-          state.killNext = false;
-          socket.end(FATAL_SHUTDOWN);
-          return;
-        }
-        if (type === 'Q') state.queries++, out.push(message('C', cstrings('SELECT 0')), READY);
-        else if (type === 'P') state.queries++, out.push(message('1'));
-        else if (type === 'B') out.push(message('2'));
-        else if (type === 'D') out.push(...(body[0] === 0x53 ? [message('t', Buffer.from([0, 0]))] : []), message('n'));
-        else if (type === 'E') out.push(message('C', cstrings('SELECT 0')));
-        else if (type === 'S') out.push(READY);
-        else if (type === 'X') return void socket.end();
-      }
-      if (out.length) socket.write(Buffer.concat(out));
-    });
-  });
-  return {
-    state,
-    listen: () => new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as net.AddressInfo).port))),
-    close: () => {
-      for (const socket of sockets) socket.destroy();
-      return new Promise((resolve) => server.close(resolve));
-    },
-  };
-}
 
 let cleanup: Array<() => unknown> = [];
 afterEach(async () => {
