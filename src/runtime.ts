@@ -38,6 +38,13 @@ export interface RequestContext {
    * its cost is bounded by its validated arguments, so the complexity budget is not computed.
    */
   ownDocument: boolean;
+  /**
+   * Headers every response to this request carries (X-Request-Id, the rate-limit window), known
+   * before the route runs. A route that writes them into its own response (jsonResponse) marks
+   * them written, and the middleware does not add them again through the Response's Headers.
+   */
+  readonly responseHeaders: Record<string, string>;
+  responseHeadersWritten: boolean;
 }
 
 /**
@@ -55,6 +62,8 @@ export function createRequestContext(runtime: Runtime, requestId: string): Reque
     requestId,
     auth: undefined,
     ownDocument: false,
+    responseHeaders: { 'X-Request-Id': requestId },
+    responseHeadersWritten: false,
     get logger() {
       return (logger ??= runtime.logger.child({ requestId }));
     },

@@ -30,7 +30,7 @@ export function requestScope(runtime: Runtime): MiddlewareHandler<HttpEnv> {
     c.set('requestContext', ctx);
     const started = performance.now();
     await next();
-    c.res.headers.set('X-Request-Id', requestId);
+    if (!ctx.responseHeadersWritten) c.res.headers.set('X-Request-Id', requestId);
     // The runtime's logger with the id as a field: the same line as the request's child logger
     // writes, without making one for a request that logged nothing else.
     if (runtime.logger.isLevelEnabled('info')) {
@@ -107,8 +107,9 @@ function requireAuth(runtime: Runtime, shape: ErrorShape, listener: 'rest' | 'gr
       rateLimitRejections.inc({ listener });
       return shape(new AppError('rate_limit_exceeded', 'Rate limit exceeded', { headers: decision.headers }), c);
     }
+    for (const name in decision.headers) ctx.responseHeaders[name] = decision.headers[name]!;
     await next();
-    for (const [name, value] of Object.entries(decision.headers)) c.res.headers.set(name, value);
+    if (!ctx.responseHeadersWritten) for (const [name, value] of Object.entries(decision.headers)) c.res.headers.set(name, value);
   };
 }
 
