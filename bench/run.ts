@@ -20,6 +20,7 @@ import postgres from 'postgres';
 import { DATA, ensureDataset, ROOT } from './dataset.js';
 import { machine } from './machine.js';
 import { fanout, load, pinning, startFloor, startService, type FanoutResult, type LoadResult, type Running } from './procs.js';
+import { dropSupersededRunLines } from './run-lines.js';
 import { fanoutScenarios, pendingScenarios, scenarios } from './scenarios/index.js';
 import type { ComputeResult, Dataset, FanoutScenario, HttpRequest, Scenario, ScenarioContext, StorageKind } from './types.js';
 
@@ -352,6 +353,7 @@ function mergeInto(
     while (after + 2 < lines.length && lines[after + 2]!.startsWith('Rows of ')) after += 2;
     lines.splice(after + 1, 0, '', update.runLine);
   }
+  dropSupersededRunLines(lines);
   if (update.rows.length > 0 && !mergeTable(lines, '| Scenario | DB | Messages', update.rows)) insertBefore('## Targets', [...table([]).split('\n'), ...update.rows, '']);
   if (update.fanoutRows.length > 0 && !mergeTable(lines, '| Scenario | DB | Subscribers', update.fanoutRows.slice(2))) {
     insertBefore('## Targets', [FANOUT_HEADING, '', FANOUT_METHOD, '', ...update.fanoutRows, '']);
