@@ -30,7 +30,8 @@ export function requestScope(runtime: Runtime): MiddlewareHandler<HttpEnv> {
     c.set('requestContext', ctx);
     const started = performance.now();
     await next();
-    if (!ctx.responseHeadersWritten) c.res.headers.set('X-Request-Id', requestId);
+    // The request id and, once authenticated, the rate-limit window: unless the route wrote them.
+    if (!ctx.responseHeadersWritten) for (const [name, value] of Object.entries(ctx.responseHeaders)) c.res.headers.set(name, value);
     // The runtime's logger with the id as a field: the same line as the request's child logger
     // writes, without making one for a request that logged nothing else.
     if (runtime.logger.isLevelEnabled('info')) {
@@ -107,9 +108,9 @@ function requireAuth(runtime: Runtime, shape: ErrorShape, listener: 'rest' | 'gr
       rateLimitRejections.inc({ listener });
       return shape(new AppError('rate_limit_exceeded', 'Rate limit exceeded', { headers: decision.headers }), c);
     }
-    for (const name in decision.headers) ctx.responseHeaders[name] = decision.headers[name]!;
+    // On every response from here on (requestScope adds them where no route did).
+    Object.assign(ctx.responseHeaders, decision.headers);
     await next();
-    if (!ctx.responseHeadersWritten) for (const [name, value] of Object.entries(decision.headers)) c.res.headers.set(name, value);
   };
 }
 
