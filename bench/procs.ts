@@ -1,8 +1,8 @@
 /** Child processes of a run: the built service, the floor, the load generator; pinned apart with taskset. */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { ROOT, storageEnv } from './dataset.js';
+import { processCpuSeconds } from './proc-cpu.js';
 import type { Dataset } from './types.js';
 
 export interface Pinning {
@@ -37,20 +37,7 @@ export interface Running {
   stop: () => Promise<void>;
 }
 
-const TICKS = Number(spawnSync('getconf', ['CLK_TCK']).stdout?.toString().trim()) || 100;
-
-function cpuOf(child: ChildProcess): () => number | undefined {
-  return () => {
-    try {
-      // Fields after the command name: utime and stime are the 12th and 13th (man 5 proc).
-      const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return (Number(fields[11]) + Number(fields[12])) / TICKS;
-    } catch {
-      return undefined;
-    }
-  };
-}
+const cpuOf = (child: ChildProcess) => () => processCpuSeconds(child.pid);
 
 function stopper(child: ChildProcess): () => Promise<void> {
   return () =>
@@ -121,6 +108,8 @@ export interface LoadResult {
   requests: number;
   /** Server CPU time per request in microseconds (undefined where /proc is missing). */
   cpuUs?: number;
+  /** The local PostgreSQL's CPU time per request in microseconds (PostgreSQL datasets only). */
+  dbCpuUs?: number;
 }
 
 /**

@@ -19,6 +19,7 @@ import path from 'node:path';
 import postgres from 'postgres';
 import { DATA, ensureDataset, ROOT } from './dataset.js';
 import { machine } from './machine.js';
+import { postgresCpuSeconds } from './proc-cpu.js';
 import { fanout, load, pinning, startFloor, startService, type FanoutResult, type LoadResult, type Running } from './procs.js';
 import { dropSupersededRunLines } from './run-lines.js';
 import { fanoutScenarios, pendingScenarios, scenarios } from './scenarios/index.js';
@@ -75,6 +76,7 @@ function medianOf(results: LoadResult[]): LoadResult {
     errors: results.reduce((sum, r) => sum + r.errors, 0),
     requests: results.reduce((sum, r) => sum + r.requests, 0),
     cpuUs: results.every((r) => r.cpuUs !== undefined) ? median(results.map((r) => r.cpuUs!)) : undefined,
+    dbCpuUs: results.every((r) => r.dbCpuUs !== undefined) ? median(results.map((r) => r.dbCpuUs!)) : undefined,
   };
 }
 
@@ -148,13 +150,18 @@ async function runScenario(
     await settle(pin, options(service.url, request, settings.warmup));
     if (floorRequest) await settle(pin, options(floor.url, floorRequest, settings.warmup));
   }
-  /** One measured round; the server's CPU time over it, divided by the requests, is the cost a request. */
+  /**
+   * One measured round; the server's CPU time over it, divided by the requests, is the cost a
+   * request, and on PostgreSQL the database's too (its processes are not the server's).
+   */
+  const dbCpuSeconds = ctx.dataset.kind === 'postgres' ? postgresCpuSeconds : () => undefined;
   const measured = async (server: Running, req: HttpRequest): Promise<LoadResult> => {
-    const before = server.cpuSeconds();
+    const before = [server.cpuSeconds(), dbCpuSeconds()];
     const result = await load(pin, options(server.url, req, settings.duration));
-    const after = server.cpuSeconds();
-    const cpuUs = before !== undefined && after !== undefined && result.requests > 0 ? ((after - before) * 1e6) / result.requests : undefined;
-    return { ...result, cpuUs };
+    const after = [server.cpuSeconds(), dbCpuSeconds()];
+    const perRequest = (i: number) =>
+      before[i] !== undefined && after[i] !== undefined && result.requests > 0 ? ((after[i]! - before[i]!) * 1e6) / result.requests : undefined;
+    return { ...result, cpuUs: perRequest(0), dbCpuUs: perRequest(1) };
   };
   const serviceRounds: LoadResult[] = [];
   const floorRounds: LoadResult[] = [];
@@ -185,8 +192,13 @@ async function runScenario(
     );
   }
   if (!scenario.floor && scenario.noFloor) row.notes.push(`no floor: ${scenario.noFloor}`);
+  if (row.service.dbCpuUs !== undefined) {
+    row.notes.push(`PostgreSQL CPU µs/req: ${fmt(row.service.dbCpuUs)}${row.floor?.dbCpuUs !== undefined ? ` (floor ${fmt(row.floor.dbCpuUs)})` : ''}`);
+  }
   const ratio = row.floor ? (row.ratio !== undefined ? ` (${row.ratio.toFixed(2)} of floor ${row.floor.rps.toFixed(0)})` : ` (floor p99 ${row.floor.p99.toFixed(1)} ms)`) : '';
-  const cpu = row.service.cpuUs !== undefined ? `, ${row.service.cpuUs.toFixed(0)} µs CPU/req${row.floor?.cpuUs !== undefined ? ` (floor ${row.floor.cpuUs.toFixed(0)})` : ''}` : '';
+  const cpu =
+    (row.service.cpuUs !== undefined ? `, ${row.service.cpuUs.toFixed(0)} µs CPU/req${row.floor?.cpuUs !== undefined ? ` (floor ${row.floor.cpuUs.toFixed(0)})` : ''}` : '') +
+    (row.service.dbCpuUs !== undefined ? `, PostgreSQL ${row.service.dbCpuUs.toFixed(0)} µs/req${row.floor?.dbCpuUs !== undefined ? ` (floor ${row.floor.dbCpuUs.toFixed(0)})` : ''}` : '');
   log(`${ctx.dataset.kind} ${scenario.name}: ${row.service.rps.toFixed(0)} req/s, p50 ${fmt(row.service.p50, 1)} ms, p99 ${fmt(row.service.p99, 1)} ms${ratio}${cpu}`);
   return row;
 }
@@ -548,7 +560,9 @@ async function main() {
       (pin.server ? `Service and floor pinned to CPU ${pin.server}, load generator to CPU ${pin.load} (taskset); PostgreSQL itself is not pinned. ` : 'No CPU pinning. ') +
       `Dataset: ${datasets.map((d) => `${d.kind}: ${fmt(d.messages)} messages in the big app + ${fmt(d.otherMessages)} in a second app, seeded ${d.seededAt.slice(0, 10)}`).join('; ')}. ` +
       'CPU µs/req = the server process\'s CPU time over the rounds ÷ requests ' +
-      '(/proc; database CPU not included): steadier than req/s on a shared machine. The service does per request what the floor does not: JWT verification, ' +
+      '(/proc; database CPU not included): steadier than req/s on a shared machine. On PostgreSQL the notes give the database\'s own CPU the same way ' +
+      `("PostgreSQL CPU µs/req": every process named postgres on the machine, bench/proc-cpu.ts); service, database and load generator share the ${info.cores} cores, so a ` +
+      "ratio is set by their sum, not by the server's CPU alone. The service does per request what the floor does not: JWT verification, " +
       'a revocation/quota query, rate limiting, GraphQL execution with scope checks and input validation.',
     '',
     table(rows),
