@@ -24,6 +24,7 @@ export function pgErrorCode(error: unknown): string | undefined {
 export const EXCLUSION_VIOLATION = '23P01';
 export const UNIQUE_VIOLATION = '23505';
 export const FOREIGN_KEY_VIOLATION = '23503';
+export const DEADLOCK_DETECTED = '40P01';
 
 /**
  * The `set` of an upsert that takes the proposed row's values: drizzle's `set` is keyed by the

@@ -1,7 +1,7 @@
 import { and, asc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
 import { apps } from '../apps/tables.js';
 import type { Tx } from '../db/client.js';
-import { EXCLUSION_VIOLATION, pgErrorCode } from '../db/raw.js';
+import { DEADLOCK_DETECTED, EXCLUSION_VIOLATION, pgErrorCode } from '../db/raw.js';
 import { AppError, conflict, notFound, validationFailed } from '../errors/app-error.js';
 import type { RequestContext } from '../runtime.js';
 import { agentExists } from './agents.service.js';
@@ -50,16 +50,37 @@ async function agentIsFree(tx: Tx, appId: string, agentId: string, startMs: numb
   return calendar !== undefined && isSlotAvailable({ agent: calendar, startMs, endMs });
 }
 
-/** Runs an insert or update that may collide with a concurrent booking: the loser gets 409. */
-async function guarded<T>(tx: Tx, write: (tx: Tx) => Promise<T>): Promise<T> {
+/**
+ * Runs an insert or update that may collide with a concurrent booking: the loser gets 409.
+ *
+ * On PostgreSQL, writers of overlapping calls of one agent must not meet at the exclusion
+ * constraint itself: each would find the other's uncommitted row there and wait for it, and the
+ * server breaks that cycle only after deadlock_timeout (1 s) by failing one of them with
+ * deadlock_detected (seen in CI: 8 parallel creates over two agents, 6 answered 500). So the
+ * write first takes a transaction lock on each agent it touches, in one order: writers of one
+ * agent queue there, and the next one's write sees the previous one committed (a violation:
+ * 409) or gone (its write goes in). The locks are taken in the savepoint, so a write that fails
+ * releases them before the next candidate agent is tried; one that succeeds keeps them to commit.
+ * A deadlock left over (a writer that takes no lock, the importer) is answered 409 too.
+ */
+async function guarded<T>(tx: Tx, appId: string, agentIds: string[], write: (tx: Tx) => Promise<T>): Promise<T> {
   try {
-    // A savepoint, so that on PostgreSQL the transaction stays usable after the violation.
-    return await tx.transaction(write);
+    // A savepoint, so that on PostgreSQL the transaction stays usable after the error.
+    return await tx.transaction(async (sp) => {
+      for (const agentId of [...new Set(agentIds)].sort()) {
+        await sp.execute(sql`select pg_advisory_xact_lock(hashtextextended(${appId}::text || '/' || ${agentId}::text, ${AGENT_LOCK_SEED}::bigint))`);
+      }
+      return write(sp);
+    });
   } catch (error) {
-    if (pgErrorCode(error) === EXCLUSION_VIOLATION) throw slotTaken();
+    const code = pgErrorCode(error);
+    if (code === EXCLUSION_VIOLATION || code === DEADLOCK_DETECTED) throw slotTaken();
     throw error;
   }
 }
+
+/** Seeds the hash of an agent's lock key, apart from any other advisory lock of the database. */
+const AGENT_LOCK_SEED = 7_190_411;
 
 function assertFuture(at: Date, now: Date) {
   if (!(at.getTime() > now.getTime())) throw invalid('scheduledAtUtc', 'must be in the future');
@@ -105,7 +126,7 @@ export async function createScheduledCall(ctx: RequestContext, appId: string, in
     };
     for (const [i, agentId] of candidates.entries()) {
       try {
-        const [call] = await guarded(tx, (sp) => sp.insert(scheduledCalls).values({ ...values, assignedAgentId: agentId }).returning());
+        const [call] = await guarded(tx, appId, [agentId], (sp) => sp.insert(scheduledCalls).values({ ...values, assignedAgentId: agentId }).returning());
         await appendEvents(tx, call!, actorOf(ctx), [
           { eventType: 'created', payload: { scheduled_at: call!.scheduledAt.toISOString(), assigned_agent_id: agentId } },
         ], now);
@@ -197,7 +218,8 @@ export async function updateScheduledCall(ctx: RequestContext, appId: string, id
     if (updated.length > 0) events.push({ eventType: 'updated', payload: withReason({ fields: updated }) });
     if (events.length === 0) return call;
 
-    const [row] = await guarded(tx, (sp) =>
+    // Both agents when it moves: the old one's row is being replaced, which its writers wait on.
+    const [row] = await guarded(tx, appId, [call.assignedAgentId, agentId], (sp) =>
       sp
         .update(scheduledCalls)
         .set({ ...changes, updatedAt: now })
