@@ -5,12 +5,12 @@ import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import lockfile from 'proper-lockfile';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
+import { drizzleOnPglite } from './pglite-driver.js';
 import { preferPreparedStatements } from './prepared-statements.js';
 import { reconnectBackoff } from './reconnect-backoff.js';
 import { guardTypeFetch } from './type-fetch-guard.js';
@@ -101,7 +101,7 @@ async function openPglite(dataDir: string, logger: Logger): Promise<Database> {
   const client = await PGlite.create(inMemory ? undefined : path.resolve(dataDir), { extensions: { btree_gist, pg_trgm } });
   logger.debug({ dataDir }, 'embedded PGlite opened');
   const { queries, logger: queryLogger } = countingLogger();
-  const db = drizzlePglite({ client, schema, logger: queryLogger }) as unknown as Db;
+  const db = drizzleOnPglite(client, queryLogger);
   return {
     kind: 'pglite',
     queries,

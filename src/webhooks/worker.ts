@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import { and, asc, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { Webhook } from 'standardwebhooks';
 import type { Config } from '../config.js';
 import type { Database, Db } from '../db/client.js';
+import { drizzleOnPglite } from '../db/pglite-driver.js';
 import * as schema from '../db/schema.js';
 import type { Logger } from '../log.js';
 import { scheduledCallReminders, scheduledCalls } from '../scheduling/tables.js';
@@ -62,7 +62,7 @@ const USER_AGENT = 'Switchboard-Webhooks/1.0';
  */
 function backgroundDb(database: Database): Db {
   if (database.pg) return drizzlePostgres({ client: database.pg, schema }) as unknown as Db;
-  if (database.pglite) return drizzlePglite({ client: database.pglite, schema }) as unknown as Db;
+  if (database.pglite) return drizzleOnPglite(database.pglite);
   return database.db;
 }
 
