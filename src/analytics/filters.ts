@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { dayString } from '../time/instant-input.js';
 
 // Query vocabularies shared by the GraphQL arguments and the REST paths (SPEC "States").
 export const messageStatuses = ['pending', 'queued', 'sent', 'delivered', 'read', 'failed', 'flow_handled', 'received'] as const;
@@ -10,14 +11,8 @@ export const MAX_PAGE = 200;
 /** DESIGN section 6: default limit 50, maximum 200; beyond, 400. */
 export const pageSize = z.number().int().min(1).max(MAX_PAGE).nullish().transform((v) => v ?? DEFAULT_PAGE);
 
-/** YYYY-MM-DD, a real calendar day. */
-export const isoDay = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'must be a date YYYY-MM-DD' })
-  .refine((day) => !Number.isNaN(Date.parse(`${day}T00:00:00Z`)) && new Date(`${day}T00:00:00Z`).toISOString().startsWith(day), {
-    message: 'must be a real calendar day',
-    params: { code: 'invalid_value' },
-  });
+/** YYYY-MM-DD, a real calendar day within INPUT_YEARS. */
+export const isoDay = dayString;
 
 /** Whole UTC days, both inclusive (DESIGN section 6): [start 00:00, end + 1 day 00:00). */
 export function dayRange(startDate?: string, endDate?: string): { from?: Date; to?: Date } {

@@ -2,11 +2,12 @@ import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { excludedSet } from '../db/raw.js';
 import type { ImportType } from '../importer/ndjson.js';
+import { instantString } from '../time/instant-input.js';
 import { directions, messageStatuses } from './filters.js';
 import { campaigns, messages, templates } from './tables.js';
 
 // DESIGN section 5: SPEC field names (snake_case) plus the extras it lists.
-const instant = z.iso.datetime({ offset: true }).transform((v) => new Date(v));
+const instant = instantString;
 const nullableInstant = instant.nullish().transform((v) => v ?? null);
 
 const messageRecord = z.strictObject({

@@ -1,3 +1,4 @@
+import { validationFailed, type ErrorDetail } from '../errors/app-error.js';
 import { defineRoute, withMeta, type RestRoute } from '../rest/adapter.js';
 
 interface Connection<T> {
@@ -45,14 +46,32 @@ const campaignsQuery = `query RestCampaigns($appId: UUID!, $first: Int, $after: 
   }
 }`;
 
-const asObject = (value: unknown): Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * SPEC: `filter` is an object, `filter.status` and `filter.tags` arrays of strings. GraphQL would
+ * take a lone string for a list (input coercion), and a non-object `filter` would be no filter
+ * at all: both are refused here, with their body paths.
+ */
+function searchFilter(body: Record<string, unknown>): Record<string, unknown> {
+  const { filter } = body;
+  if (filter === undefined || filter === null) return {};
+  if (!isObject(filter)) throw validationFailed([{ field: 'filter', code: 'invalid_type', message: 'must be an object' }]);
+  const details: ErrorDetail[] = [];
+  for (const key of ['status', 'tags'] as const) {
+    const value = filter[key];
+    if (value !== undefined && value !== null && !Array.isArray(value)) details.push({ field: `filter.${key}`, code: 'invalid_type', message: 'must be an array of strings' });
+  }
+  if (details.length > 0) throw validationFailed(details);
+  return filter;
+}
 
 analyticsRoutes.push(
   defineRoute<{ campaigns: Connection<unknown> }>({
     method: 'GET',
     path: '/analytics/:appId/campaigns',
     queryAliases: { limit: 'first', cursor: 'after' },
+    singleValueQuery: ['status'],
     document: campaignsQuery,
     respond: (data) => listEnvelope(data.campaigns),
   }),
@@ -63,7 +82,7 @@ analyticsRoutes.push(
     // SPEC: filter.startDate and filter.endDate are ISO datetimes, half-open (DESIGN section 6).
     body: {
       map: (body) => {
-        const filter = asObject(body.filter);
+        const filter = searchFilter(body);
         return {
           first: body.limit,
           after: body.cursor,

@@ -5,8 +5,18 @@ const REQUIRED = 'Required';
 
 // zod 4 drops `input` from issues unless asked, so a missing value is marked by its message.
 z.config({
-  customError: (issue) => (issue.code === 'invalid_type' && issue.input === undefined ? REQUIRED : undefined),
+  customError: (issue) => (isMissing(issue) ? REQUIRED : undefined),
 });
+
+/** A value that is absent, as opposed to present and wrong: a literal, an enum, a union's discriminator. */
+function isMissing(issue: z.core.$ZodRawIssue): boolean {
+  if (issue.code === 'invalid_type' || issue.code === 'invalid_value') return issue.input === undefined;
+  if (issue.code === 'invalid_union' && 'discriminator' in issue && typeof issue.discriminator === 'string') {
+    const input = issue.input as Record<string, unknown> | undefined;
+    return typeof input === 'object' && input !== null && input[issue.discriminator] === undefined;
+  }
+  return false;
+}
 
 // Maps zod issues onto DESIGN section 3's detail codes, with dotted field paths.
 // Custom checks name their code in `params.code`.
@@ -49,6 +59,7 @@ function detailCode(issue: z.core.$ZodIssue): DetailCode {
       return 'invalid_format';
     case 'invalid_value':
     case 'invalid_union':
+      return issue.message === REQUIRED ? 'required' : 'invalid_value';
     case 'invalid_key':
     case 'invalid_element':
       return 'invalid_value';
@@ -83,3 +94,6 @@ export function isTimeZone(name: string): boolean {
     return false;
   }
 }
+
+/** PostgreSQL text cannot hold NUL: refused by validation, with the field's path, not by the database. */
+export const noNul = <S extends z.ZodString>(schema: S) => schema.regex(/^[^\u0000]*$/, { message: 'must not contain NUL (\\u0000) characters' });

@@ -8,6 +8,7 @@ import { AppError, validationFailed } from '../errors/app-error.js';
 import { zodIssuesToDetails } from '../errors/zod-details.js';
 import type { RequestContext } from '../runtime.js';
 import { isoInstant } from '../time/iso-instant.js';
+import { INPUT_YEARS, parseInstant, RANGE_MESSAGE, type InputProblem } from '../time/instant-input.js';
 
 export type Context = RequestContext;
 
@@ -64,16 +65,20 @@ export function validationErrorType(info: Pick<GraphQLResolveInfo, 'parentType' 
   return extensions?.validationErrorType ?? 'validation_error';
 }
 
-const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}(:?\d{2})?)$/i;
+const dateTimeProblems: Record<InputProblem, string> = {
+  format: 'DateTime must be an ISO 8601 string with a time and a zone, e.g. 2026-03-08T14:00:00Z',
+  calendar: 'DateTime must be a real calendar date and time',
+  range: `DateTime ${RANGE_MESSAGE}`,
+};
 
 builder.scalarType('DateTime', {
-  description: 'An ISO 8601 instant in UTC, e.g. 2026-03-08T14:00:00.000Z',
+  description: `An ISO 8601 instant with a zone (Z or an offset), e.g. 2026-03-08T14:00:00.000Z; years ${INPUT_YEARS.min} to ${INPUT_YEARS.max}`,
   serialize: (value) => isoInstant(value instanceof Date ? value : new Date(value)),
   parseValue: (value) => {
-    // ISO 8601 with a time and a zone (Z or an offset): "2026-03-08" or "March 8" are refused.
-    const date = typeof value === 'string' && ISO_INSTANT.test(value) ? new Date(value) : new Date(NaN);
-    if (Number.isNaN(date.getTime())) throw new AppError('validation_error', 'DateTime must be an ISO 8601 string');
-    return date;
+    // A real date and time with a zone: "2026-03-08", "March 8" or 2026-02-30T00:00Z are refused.
+    const parsed = typeof value === 'string' ? parseInstant(value) : ({ ok: false, problem: 'format' } as const);
+    if (!parsed.ok) throw new AppError('validation_error', dateTimeProblems[parsed.problem]);
+    return parsed.value;
   },
 });
 

@@ -1,6 +1,7 @@
 import { GraphQLError } from 'graphql';
 import { isConnectionError, pgErrorCode, UNSTORABLE_TEXT } from '../db/raw.js';
 import { AppError } from '../errors/app-error.js';
+import { describe } from '../rest/variables.js';
 
 /**
  * One mapping for every error leaving the schema: AppErrors keep their type as
@@ -9,7 +10,7 @@ import { AppError } from '../errors/app-error.js';
 export function toAppError(error: unknown): AppError | undefined {
   let current: unknown = error;
   while (current instanceof Error) {
-    if (current instanceof AppError) return current;
+    if (current instanceof AppError) return current.details || !(error instanceof GraphQLError) ? current : withVariablePath(current, error);
     current = current instanceof GraphQLError ? current.originalError : current.cause;
   }
   // Database refusals that are the input's fault or a passing outage, not a bug.
@@ -36,4 +37,20 @@ export function appErrorToGraphQL(error: AppError, source?: GraphQLError): Graph
       http: { status: error.status, headers: error.headers },
     },
   });
+}
+
+/**
+ * A scalar that refuses a variable's value (DateTime, UUID) throws without knowing where it is;
+ * the executor names the variable in its message: graphql-js as `Variable "$input" got invalid
+ * value ... at "input.scheduledAtUtc"; ...`, graphql-jit (compiled documents) as `Variable
+ * "$scheduledAtUtc" got invalid value ...` with the innermost field's name. That name becomes
+ * the detail's field, as DESIGN section 3 asks of every validation error.
+ */
+function withVariablePath(error: AppError, source: GraphQLError): AppError {
+  const variable = /^Variable "\$([^"]+)" got invalid value /.exec(source.message)?.[1];
+  if (!variable) return error;
+  const at = / at "([^"]+)"; /.exec(source.message)?.[1];
+  const field = (at ?? variable).replace(/\[(\d+)\]/g, '.$1');
+  const detail = { field, ...describe(error.message) };
+  return new AppError(error.type, `Invalid input: ${field}: ${detail.message}`, { ...error, details: [detail] });
 }

@@ -247,12 +247,15 @@ function routeOperation(schema: GraphQLSchema, route: RestRoute, host: 'main' | 
   let bodyRequired = false;
   const aliasOf = new Map(Object.entries(route.queryAliases ?? {}).map(([rest, variable]) => [variable, rest]));
   const queryParam = (variable: Variable) => {
-    const array = variable.schema.type === 'array';
+    // A list variable given one value by its parameter (RestRoute.singleValueQuery) is that item.
+    const single = route.singleValueQuery?.includes(variable.name) && variable.schema.type === 'array';
+    const schema = single ? (variable.schema.items as JsonSchema) : variable.schema;
+    const array = schema.type === 'array';
     parameters.push({
       name: aliasOf.get(variable.name) ?? variable.name,
       in: 'query',
       required: variable.required,
-      schema: variable.schema,
+      schema,
       ...(array ? { style: 'form', explode: false } : {}),
     });
   };

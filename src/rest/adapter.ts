@@ -44,6 +44,11 @@ export interface RestRoute<TData = Record<string, unknown>> {
   invalidJson?: ErrorType;
   /** Query parameters renamed onto variables, e.g. { reason: 'queryReason' }. */
   queryAliases?: Record<string, string>;
+  /**
+   * List variables a query parameter gives one value of (SPEC: `status` is "one of" the values):
+   * the string is that one item, not split at commas, and errors name the parameter itself.
+   */
+  singleValueQuery?: readonly string[];
   /** Request headers passed as variables, e.g. { 'Idempotency-Key': 'idempotencyKey' }. */
   headers?: Record<string, string>;
   respond: (data: TData) => RestResult;
@@ -122,6 +127,10 @@ async function runRoute(c: HonoContext<HttpEnv>, schema: GraphQLSchema, prepared
   const query = queryAt === -1 ? undefined : new URLSearchParams(c.req.url.slice(queryAt + 1).split('#', 1)[0]);
   for (const [key, value] of query ?? []) {
     const name = route.queryAliases?.[key] ?? key;
+    if (route.singleValueQuery?.includes(name)) {
+      raw[name] = value === '' ? undefined : [value];
+      continue;
+    }
     raw[name] = value;
     fromStrings.add(name);
   }
@@ -182,12 +191,15 @@ async function runRoute(c: HonoContext<HttpEnv>, schema: GraphQLSchema, prepared
 function restFieldNames<T extends { field: string }>(route: RestRoute, details: T[]): T[] {
   const names = route.body && typeof route.body === 'object' && 'fieldNames' in route.body ? Object.entries(route.body.fieldNames) : [];
   const aliases = Object.entries({ ...route.queryAliases, ...route.headers }).map(([rest, variable]) => [variable, rest] as const);
-  if (names.length === 0 && aliases.length === 0) return details;
+  const single = route.singleValueQuery ?? [];
+  if (names.length === 0 && aliases.length === 0 && single.length === 0) return details;
   const inverse = new Map<string, string>([...aliases, ...names]);
   return details.map((d) => {
-    const [head, ...rest] = d.field.split('.');
-    const renamed = inverse.get(head ?? '');
-    return renamed ? { ...d, field: [renamed, ...rest].join('.') } : d;
+    const [head = '', ...rest] = d.field.split('.');
+    const oneItem = single.includes(head) && rest.length === 1 && rest[0] === '0';
+    const renamed = inverse.get(head);
+    if (!renamed && !oneItem) return d;
+    return { ...d, field: [renamed ?? head, ...(oneItem ? [] : rest)].join('.') };
   });
 }
 

@@ -51,10 +51,13 @@ function fromQueryString(value: string, type: GraphQLInputType): unknown {
   return value;
 }
 
-function describe(message: string): Pick<ErrorDetail, 'code' | 'message'> {
+/** A detail's code and message from a coercion error's text (our scalars' messages included). */
+export function describe(message: string): Pick<ErrorDetail, 'code' | 'message'> {
   // Our scalars' own messages first: graphql-js wraps them in "Expected type ..." text.
   if (/must be a UUID/.test(message)) return { code: 'invalid_format', message: 'must be a UUID' };
-  if (/DateTime must be/.test(message)) return { code: 'invalid_format', message: 'must be an ISO 8601 date-time' };
+  if (/DateTime must be an ISO 8601/.test(message)) return { code: 'invalid_format', message: 'must be an ISO 8601 date-time, e.g. 2026-03-08T14:00:00Z' };
+  const dateTime = /DateTime (must be .*)$/.exec(message);
+  if (dateTime) return { code: 'invalid_value', message: dateTime[1]! };
   if (/was not provided|of required type/.test(message)) return { code: 'required', message: 'Required' };
   if (/is not defined by type/.test(message)) return { code: 'unrecognized', message: 'Unrecognized field' };
   if (/cannot represent non-integer|cannot represent non-numeric|cannot represent a non boolean|cannot represent a non string|Expected type/i.test(message)) {

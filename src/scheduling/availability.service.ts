@@ -30,6 +30,8 @@ async function prepare(ctx: RequestContext, args: AvailabilityArgs): Promise<{ q
     new AppError(
       'invalid_request',
       `The request yields ${count} candidate slots, more than ${MAX_CANDIDATES} (window, step and agents together): narrow the window, raise stepMinutes or pass agentId`,
+      // The window is what a caller narrows first; the message names the other levers.
+      { details: [{ field: 'toUtc', code: 'too_big', message: `the window yields ${count} candidate slots, more than ${MAX_CANDIDATES}` }] },
     );
   // One agent's grid alone over the limit needs no database round trip.
   const perAgent = candidateCount(query, 1);

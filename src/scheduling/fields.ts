@@ -1,17 +1,18 @@
 import { z } from 'zod';
 import { pageSize } from '../analytics/filters.js';
-import { ianaTimeZone } from '../errors/zod-details.js';
+import { ianaTimeZone, noNul } from '../errors/zod-details.js';
+import { instantString } from '../time/instant-input.js';
 import { weeklyHoursSchema } from './working-hours.js';
 
 // Scheduling inputs, once: GraphQL arguments (plugin-zod), the services and the NDJSON import
 // validate with these. SPEC's scheduling paths report bad input as `invalid_request`.
 
-const text = (max: number) => z.string().trim().min(1).max(max);
+const text = (max: number) => noNul(z.string().trim().min(1).max(max));
 const nullable = <S extends z.ZodType>(schema: S) => schema.nullish().transform((v) => v ?? null);
 const optional = <S extends z.ZodType>(schema: S) => schema.nullish().transform((v) => v ?? undefined);
 
 /** ISO 8601 with `Z` or an offset ("ISO 8601 UTC" in SPEC; an explicit offset is unambiguous too). */
-export const instant = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 timestamp, e.g. 2026-03-08T14:00:00Z' }).transform((v) => new Date(v));
+export const instant = instantString;
 
 export const exceptionKinds = ['blocked', 'available_extra'] as const;
 export const callStatuses = ['scheduled', 'cancelled', 'completed', 'no_show'] as const;
@@ -32,8 +33,8 @@ export const schedulingFields = {
   guestPhone: z.string().trim().regex(/^\+?[0-9][0-9 ()-]{3,30}$/, 'must be a phone number, e.g. +447700900123'),
   guestEmail: z.email().max(320),
   bookingSource: text(100),
-  guestIntakeNotes: z.string().max(5000),
-  reason: z.string().trim().max(1000),
+  guestIntakeNotes: noNul(z.string().max(5000)),
+  reason: noNul(z.string().trim().max(1000)),
   status: z.enum(callStatuses),
   outcome: z.enum(['completed', 'no_show']),
   first: pageSize,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { instantString } from '../time/instant-input.js';
 import { deliveryStatuses } from './delivery-status.js';
 
 // The provider's events posted to /messaging/{appId}/inbound (DESIGN section 8). SPEC leaves the
@@ -9,9 +10,7 @@ const MAX_CLOCK_SKEW_MS = 5 * 60_000;
 const phoneNumber = z.string().regex(/^\+?\d{6,20}$/, { message: 'must be a phone number of 6 to 20 digits, optionally with a leading +' });
 
 /** When it happened at the provider; default now. A time in the future (beyond clock skew) is refused. */
-const timestamp = z.iso
-  .datetime({ offset: true, message: 'must be an ISO 8601 date-time' })
-  .transform((v) => new Date(v))
+const timestamp = instantString
   .refine((d) => d.getTime() <= Date.now() + MAX_CLOCK_SKEW_MS, { message: 'must not be in the future', params: { code: 'invalid_value' } })
   .optional();
 

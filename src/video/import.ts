@@ -3,12 +3,13 @@ import { z } from 'zod';
 import type { Tx } from '../db/client.js';
 import { excludedSet } from '../db/raw.js';
 import type { ImportType } from '../importer/ndjson.js';
+import { instantString } from '../time/instant-input.js';
 import { callColumns, createVideoCallInput, videoFields } from './service.js';
 import { videoCalls, videoParticipants, videoRecordings } from './tables.js';
 
 // DESIGN section 5: `video_call` is SPEC's video call object, camelCase, with its participants and
 // recordings. Derived values (participants' billedMinutes, usage) are accepted and recomputed.
-const instant = z.iso.datetime({ offset: true }).transform((v) => new Date(v));
+const instant = instantString;
 const nullableInstant = instant.nullish().transform((v) => v ?? null);
 
 const participantRecord = z.strictObject({

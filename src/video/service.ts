@@ -4,20 +4,21 @@ import { pageSize } from '../analytics/filters.js';
 import { afterCursor, toPage, type Page } from '../analytics/pagination.js';
 import type { Tx } from '../db/client.js';
 import { conflict, notFound, validationFailed } from '../errors/app-error.js';
+import { noNul } from '../errors/zod-details.js';
 import type { RequestContext } from '../runtime.js';
 import { callMove, callStatuses, participantRoles, recordingMove, recordingStatuses, type CallEvent, type CallStatus, type RecordingStatus } from './lifecycle.js';
 import { forgetVideoCall, type CallKey } from './loaders.js';
 import { videoCalls, videoParticipants, videoRecordings, type VideoCallRow } from './tables.js';
 
 const LIST = 'video_calls';
-const text = (max: number) => z.string().min(1).max(max);
+const text = (max: number) => noNul(z.string().min(1).max(max));
 
 /** SPEC "Video call" fields, once: GraphQL arguments, the service and the NDJSON import validate with these. */
 export const videoFields = {
   callId: z.uuid(),
   presetId: text(200),
-  title: z.string().max(500),
-  description: z.string().max(5000),
+  title: noNul(z.string().max(500)),
+  description: noNul(z.string().max(5000)),
   metadata: z.record(z.string(), z.unknown()),
   hostName: text(200),
   guestName: text(200),

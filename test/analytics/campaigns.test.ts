@@ -62,7 +62,7 @@ describe('GET /analytics/{appId}/campaigns', () => {
   });
 
   it.each([
-    ['?status=archived', 'status.0', 'invalid_value'],
+    ['?status=archived', 'status', 'invalid_value'],
     ['?limit=500', 'limit', 'too_big'],
     ['?cursor=xyz', 'cursor', 'invalid_value'],
     ['?startDate=03/02/2026', 'startDate', 'invalid_format'],
@@ -122,17 +122,12 @@ describe('POST /analytics/{appId}/campaigns/search', () => {
   it.each([
     [{ filter: { startDate: 'yesterday' } }, 'filter.startDate', 'invalid_format'],
     [{ filter: { status: ['nope'] } }, 'filter.status.0', 'invalid_value'],
-    [{ filter: { tags: 'spring' } }, 'filter.tags', undefined],
+    [{ filter: { tags: 'spring' } }, 'filter.tags', 'invalid_type'],
     [{ limit: 'ten' }, 'limit', 'invalid_type'],
     [{ filter: { name: 'a\u0000b' } }, 'filter.name', 'invalid_format'],
     [{ filter: { startDate: '2026-03-10T00:00:00Z', endDate: '2026-03-01T00:00:00Z' } }, 'filter.endDate', 'invalid_value'],
   ])('%j is 400 validation_error on %s', async (body, field, code) => {
     const res = await search(body);
-    if (code === undefined) {
-      // A single tag string is accepted as a list of one (GraphQL list coercion).
-      expect(res.status).toBe(200);
-      return;
-    }
     expect(res.status).toBe(400);
     expectErrorEnvelope(res.body, 'validation_error');
     expect(res.body.error.details).toContainEqual({ field, code, message: expect.any(String) });

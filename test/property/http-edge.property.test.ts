@@ -18,8 +18,26 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
+// Instants and days at the calendar's edges: years 0000 to 9999 (with offsets that cross a year),
+// days a month does not have, hours 24 and minutes 60.
+const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+const calendarEdge = fc
+  .tuple(
+    fc.oneof(fc.constantFrom(0, 1, 1899, 1900, 9998, 9999), fc.integer({ min: 0, max: 9999 })),
+    fc.integer({ min: 0, max: 13 }),
+    fc.integer({ min: 0, max: 32 }),
+    fc.integer({ min: 0, max: 24 }),
+    fc.integer({ min: 0, max: 60 }),
+    fc.constantFrom('Z', '+14:00', '-12:00', '+05:30', '', 'date'),
+  )
+  .map(([year, month, day, hour, minute, zone]) => {
+    const date = `${pad(year, 4)}-${pad(month)}-${pad(day)}`;
+    return zone === 'date' ? date : `${date}T${pad(hour)}:${pad(minute)}:00${zone}`;
+  });
+
 // Strings a client might send: unicode, control characters, numbers, dates, huge values, SQL-ish.
 const nasty = fc.oneof(
+  calendarEdge,
   fc.string({ unit: 'binary', maxLength: 40 }),
   fc.constantFrom('', ' ', '0', '-1', '1e9', 'NaN', 'null', '[]', '{}', "' or 1=1 --", '%00', '\u0000', '2026-02-30', '2026-03-08T25:00:00Z', '9'.repeat(400), 'Europe/Nowhere'),
   fc.integer().map(String),
@@ -80,7 +98,7 @@ describe('HTTP edge: query and path parameters', () => {
 
   it('any JSON body on the write paths gives a 2xx or 4xx envelope, never a 500', async () => {
     const json = fc.jsonValue({ maxDepth: 3 });
-    const bodies = fc.oneof(json, fc.dictionary(fc.constantFrom('scheduledAtUtc', 'durationMinutes', 'guestName', 'assignedAgentId', 'guestPhone', 'guestEmail', 'guestTimezone', 'reason', 'filter', 'limit', 'cursor', 'to', 'type', 'interactive', 'template'), json, { maxKeys: 5 }));
+    const bodies = fc.oneof(json, fc.dictionary(fc.constantFrom('scheduledAtUtc', 'durationMinutes', 'guestName', 'assignedAgentId', 'guestPhone', 'guestEmail', 'guestTimezone', 'reason', 'filter', 'limit', 'cursor', 'to', 'type', 'interactive', 'template'), fc.oneof(json, calendarEdge), { maxKeys: 5 }));
     const paths = [
       ['POST', `/api/v1/video/${tenant.appId}/scheduled-calls`],
       ['PATCH', `/api/v1/video/${tenant.appId}/scheduled-calls/00000000-0000-4000-8000-000000000001`],

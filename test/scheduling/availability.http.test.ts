@@ -203,6 +203,7 @@ describe('GET /video/{appId}/availability: limits and bad input', () => {
     expect(over.status).toBe(400);
     expectErrorEnvelope(over.body, 'invalid_request');
     expect(over.body.error.message).toMatch(/401 candidate slots/);
+    expect(over.body.error.details).toEqual([{ field: 'toUtc', code: 'too_big', message: 'the window yields 401 candidate slots, more than 400' }]);
     // Two agents: 200 starts each is 400 in all; 201 each is 402.
     expect((await a.availability({ fromUtc: '2026-03-09T00:00:00Z', toUtc: '2026-03-09T16:40:00Z', durationMinutes: 5 })).body.data.slots).toHaveLength(400);
     const both = await a.availability({ fromUtc: '2026-03-09T00:00:00Z', toUtc: '2026-03-09T16:45:00Z', durationMinutes: 5 });

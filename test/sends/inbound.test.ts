@@ -82,7 +82,7 @@ describe('POST /messaging/{appId}/inbound: messages', () => {
   });
 
   it.each([
-    ['no type', { id: 'x', from: '4477009000001' }, 'type', 'invalid_value'],
+    ['no type', { id: 'x', from: '4477009000001' }, 'type', 'required'],
     ['a bad phone number', { type: 'message', id: 'x', from: 'abc' }, 'from', 'invalid_format'],
     ['a future timestamp', { type: 'message', id: 'x', from: '447700900001', timestamp: '2999-01-01T00:00:00Z' }, 'timestamp', 'invalid_value'],
     ['an unknown status', { type: 'status', provider_message_id: 'p', status: 'seen' }, 'status', 'invalid_value'],
