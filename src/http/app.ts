@@ -183,8 +183,7 @@ export function createMainApp(runtime: Runtime, schema: GraphQLSchema, routes: r
     throw new AppError('method_not_allowed', 'Use POST');
   });
   mountDocs(app, v1, runtime, schema, routes);
-  v1.use('*', requireAuth(runtime, restShape, 'rest'));
-  mountRoutes(v1, schema, routes);
+  mountRoutes(v1, schema, routes, requireAuth(runtime, restShape, 'rest'));
   app.route('/api/v1', v1);
   return app;
 }

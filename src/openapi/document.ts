@@ -13,6 +13,7 @@ import {
 } from 'graphql';
 import { z } from 'zod';
 import { scopes, type Scope } from '../auth/scopes.js';
+import { requiredScope } from '../graphql/field-scope.js';
 import { detailCodes, errorStatus, type ErrorType } from '../errors/app-error.js';
 import { prepareRoute, type RestRoute } from '../rest/adapter.js';
 import { createCallInput, updateCallInput } from '../scheduling/fields.js';
@@ -110,23 +111,6 @@ function argumentSchema(field: GraphQLField<unknown, unknown>, arg: GraphQLArgum
 
 const withDescription = (schema: JsonSchema, description: string | null | undefined) =>
   description && !schema.description ? { ...schema, description } : schema;
-
-/** The scope a root field needs, read from its Pothos scope-auth rule (called with a placeholder app). */
-export function requiredScope(field: GraphQLField<unknown, unknown>): Scope | undefined {
-  const rule = (field.extensions as ValidatedExtensions).pothosOptions?.authScopes;
-  const value = typeof rule === 'function' ? (rule as (root: unknown, args: unknown) => unknown)(undefined, { appId: '00000000-0000-0000-0000-000000000000' }) : rule;
-  const find = (v: unknown): Scope | undefined => {
-    if (!v || typeof v !== 'object') return undefined;
-    const record = v as Record<string, unknown>;
-    if (typeof record.scope === 'string') return record.scope as Scope;
-    for (const key of ['$all', '$any']) {
-      const found = find(record[key]);
-      if (found) return found;
-    }
-    return undefined;
-  };
-  return find(value);
-}
 
 /** `/analytics/:appId/tags/:tag/stats` → `/analytics/{appId}/tags/{tag}/stats`. */
 export const openApiPath = (honoPath: string) => honoPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');

@@ -8,10 +8,12 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
-import type { Context as HonoContext, Hono } from 'hono';
+import type { Context as HonoContext, Hono, MiddlewareHandler } from 'hono';
+import type { Scope } from '../auth/scopes.js';
 import { AppError, validationFailed, type ErrorType } from '../errors/app-error.js';
 import { toAppError } from '../graphql/errors.js';
 import { validationErrorType } from '../graphql/builder.js';
+import { requiredScope } from '../graphql/field-scope.js';
 import { hasOrderedRootFields } from '../graphql/ordered-root-fields.js';
 import { errorResponse, serverError, timestamp } from '../http/envelope.js';
 import type { HttpEnv } from '../http/types.js';
@@ -73,6 +75,8 @@ interface PreparedRoute {
    * a 50-row page was the gateway's largest share of a REST read's CPU after auth and SQL).
    */
   compiled?: CompiledQuery;
+  /** The scope the root field needs (scope-auth rule), checked before the input is (SPEC: 403). */
+  scope?: Scope;
 }
 
 export function prepareRoute(schema: GraphQLSchema, route: RestRoute): PreparedRoute {
@@ -83,6 +87,7 @@ export function prepareRoute(schema: GraphQLSchema, route: RestRoute): PreparedR
   const rootType = operation.operation === 'mutation' ? schema.getMutationType()! : schema.getQueryType()!;
   const firstField = operation.selectionSet.selections.find((s) => s.kind === Kind.FIELD);
   const fieldName = firstField && firstField.kind === Kind.FIELD ? firstField.name.value : '';
+  const field = rootType.getFields()[fieldName];
   // A route's document is ours and has one root field, so graphql-jit's ordering of several
   // mutation fields (hasOrderedRootFields) never applies; checked anyway.
   const compiled = hasOrderedRootFields(document) ? undefined : compileQuery(schema, document, undefined, { disablingCapturingStackErrors: true });
@@ -92,6 +97,7 @@ export function prepareRoute(schema: GraphQLSchema, route: RestRoute): PreparedR
     operation,
     rootErrorType: validationErrorType({ parentType: rootType, fieldName }),
     compiled: compiled && isCompiledQuery(compiled) ? compiled : undefined,
+    scope: field ? requiredScope(field) : undefined,
   };
 }
 
@@ -102,11 +108,16 @@ async function run(schema: GraphQLSchema, prepared: PreparedRoute, variableValue
   return execute({ schema, document: prepared.document, variableValues, contextValue: ctx });
 }
 
-export function mountRoutes(app: Hono<HttpEnv>, schema: GraphQLSchema, routes: readonly RestRoute[]): void {
+/**
+ * Mounts each route behind `guard` (bearer authentication and rate limiting). The guard is on
+ * the routes, not on a wildcard: a path that is no route is a 404 and a known path with another
+ * method a 405 whether or not a token came with it; only a route that would run asks for one.
+ */
+export function mountRoutes(app: Hono<HttpEnv>, schema: GraphQLSchema, routes: readonly RestRoute[], guard: MiddlewareHandler<HttpEnv>): void {
   const paths = new Set<string>();
   for (const route of routes) {
     const prepared = prepareRoute(schema, route);
-    app.on(route.method, route.path, (c) => runRoute(c, schema, prepared));
+    app.on(route.method, route.path, guard, (c) => runRoute(c, schema, prepared));
     paths.add(route.path);
   }
   // Registered after every method's handler: a known path with another method is a 405.
@@ -144,6 +155,8 @@ async function runRoute(c: HonoContext<HttpEnv>, schema: GraphQLSchema, prepared
     raw[name] = value;
     fromStrings.add(name);
   }
+  // Path and query are in: scope and app are known before the body is read or checked.
+  authorizeFirst(ctx, prepared, raw);
   let bodyVariable: string | undefined;
   if (route.body) {
     const body = await readJsonBody(c, route.invalidJson ?? 'invalid_request');
@@ -185,6 +198,25 @@ async function runRoute(c: HonoContext<HttpEnv>, schema: GraphQLSchema, prepared
   }
   const { status = 200, body } = route.respond(result.data as Record<string, unknown>);
   return jsonResponse(ctx, body, status);
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * SPEC: a caller without the endpoint's scope, or without access to the app, gets 403, whatever
+ * else is wrong with the request. The schema checks both again when the document runs (the same
+ * rule); here they are checked before the input, so a bad body from such a caller is a 403 and
+ * not a 400 that tells it how to shape a request it may not make. A malformed appId is left to
+ * validation (400, SPEC's invalid path parameter).
+ */
+function authorizeFirst(ctx: RequestContext, prepared: PreparedRoute, raw: Record<string, unknown>): void {
+  const { auth } = ctx;
+  if (!auth) return;
+  const { appId } = raw;
+  const foreignApp = typeof appId === 'string' && UUID.test(appId) && !auth.apps.has(appId.toLowerCase());
+  if ((prepared.scope && !auth.scopes.has(prepared.scope)) || foreignApp) {
+    throw new AppError('forbidden', 'Missing scope or no access to this app');
+  }
 }
 
 /** Details name the REST parameter (`limit`), not the variable it was renamed onto (`first`). */

@@ -98,6 +98,31 @@ describe('scopes and tenancy are 403 forbidden on REST and GraphQL', () => {
     expect(res.body.errors?.[0]?.extensions?.code).toBe('forbidden');
   });
 
+  it('REST: scope and app are checked before the input, so bad input from such a caller is 403, not 400', async () => {
+    const reader = await server.tenant({ scopes: ['messages:read'] });
+    const other = await server.tenant();
+    const cases: [string, string, object | undefined, string][] = [
+      // No scheduling:write, a body that would be 400 for a caller with it.
+      ['POST', `/api/v1/video/${reader.appId}/scheduled-calls`, { scheduledAtUtc: '2027-02-30T10:00:00Z' }, reader.accessToken],
+      // No campaigns:read, a filter that would be 400.
+      ['POST', `/api/v1/analytics/${reader.appId}/campaigns/search`, { filter: 5 }, reader.accessToken],
+      // The right scope, another app's id, a bad limit.
+      ['GET', `/api/v1/analytics/${other.appId}/messages?limit=0&startDate=2026-02-30`, undefined, reader.accessToken],
+      ['GET', `/api/v1/analytics/${other.appId.toUpperCase()}/messages?limit=0`, undefined, reader.accessToken],
+    ];
+    for (const [method, path, json, token] of cases) {
+      const res = await request(`${server.url}${path}`, { method, token, json });
+      expect(res.status, `${method} ${path}`).toBe(403);
+      expectErrorEnvelope(res.body, 'forbidden');
+    }
+    // With the scope and the app, the same input is the 400 it always was; a malformed app id too.
+    const own = await request(`${server.url}/api/v1/analytics/${reader.appId}/messages?limit=0`, { token: reader.accessToken });
+    expect(own.status).toBe(400);
+    expectErrorEnvelope(own.body, 'validation_error');
+    const malformed = await request(`${server.url}/api/v1/analytics/not-a-uuid/messages`, { token: reader.accessToken });
+    expect(malformed.status).toBe(400);
+  });
+
   it("GraphQL: another app's id", async () => {
     const other = await server.tenant();
     const res = await gql(server.url, tenant.accessToken, 'query($id: UUID!) { app(appId: $id) { id name } }', { id: other.appId });

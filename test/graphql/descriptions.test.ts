@@ -1,7 +1,7 @@
 import { isEnumType, isInputObjectType, isInterfaceType, isObjectType, isScalarType, isSpecifiedScalarType } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { schema } from '../../src/graphql/schema.js';
-import { requiredScope } from '../../src/openapi/document.js';
+import { requiredScope } from '../../src/graphql/field-scope.js';
 
 // schema.graphql is the frontend's reference: every type, field, argument and enum value is
 // described, and each root field's description names the scope its scope-auth rule requires.

@@ -37,6 +37,19 @@ describe('the HTTP edge', () => {
     expect(res.headers.get('x-request-id')).toBeTruthy();
   });
 
+  it('without a token: an unknown /api/v1 path is 404, a known one with another method 405, a route 401', async () => {
+    const unknown = await request(`${server.url}/api/v1/analytics/${tenant.appId}/nowhere`);
+    expect(unknown.status).toBe(404);
+    expectErrorEnvelope(unknown.body, 'not_found');
+    const wrongMethod = await request(`${server.url}/api/v1/analytics/${tenant.appId}/messages`, { method: 'DELETE' });
+    expect(wrongMethod.status).toBe(405);
+    expectErrorEnvelope(wrongMethod.body, 'method_not_allowed');
+    const route = await request(`${server.url}/api/v1/analytics/${tenant.appId}/messages`);
+    expect(route.status).toBe(401);
+    expectErrorEnvelope(route.body, 'unauthorized');
+    expect(route.headers.get('www-authenticate')).toMatch(/^Bearer/);
+  });
+
   it('405 method_not_allowed for a known path with another method', async () => {
     const revoke = await request(`${server.url}/api/v1/oauth/revoke`, { method: 'GET', token: tenant.accessToken });
     expect(revoke.status).toBe(405);
