@@ -82,7 +82,7 @@ builder.scalarType('DateTime', {
   },
 });
 
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 // Ids such as appId: a malformed one fails at coercion, before auth or any resolver runs, so it
 // is reported as a validation error of that argument (SPEC: invalid path parameters are 400).

@@ -12,7 +12,7 @@ import type { Context as HonoContext, Hono, MiddlewareHandler } from 'hono';
 import type { Scope } from '../auth/scopes.js';
 import { AppError, validationFailed, type ErrorType } from '../errors/app-error.js';
 import { toAppError } from '../graphql/errors.js';
-import { validationErrorType } from '../graphql/builder.js';
+import { UUID_PATTERN, validationErrorType } from '../graphql/builder.js';
 import { requiredScope } from '../graphql/field-scope.js';
 import { hasOrderedRootFields } from '../graphql/ordered-root-fields.js';
 import { errorResponse, serverError, timestamp } from '../http/envelope.js';
@@ -200,8 +200,6 @@ async function runRoute(c: HonoContext<HttpEnv>, schema: GraphQLSchema, prepared
   return jsonResponse(ctx, body, status);
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * SPEC: a caller without the endpoint's scope, or without access to the app, gets 403, whatever
  * else is wrong with the request. The schema checks both again when the document runs (the same
@@ -213,7 +211,7 @@ function authorizeFirst(ctx: RequestContext, prepared: PreparedRoute, raw: Recor
   const { auth } = ctx;
   if (!auth) return;
   const { appId } = raw;
-  const foreignApp = typeof appId === 'string' && UUID.test(appId) && !auth.apps.has(appId.toLowerCase());
+  const foreignApp = typeof appId === 'string' && UUID_PATTERN.test(appId) && !auth.apps.has(appId.toLowerCase());
   if ((prepared.scope && !auth.scopes.has(prepared.scope)) || foreignApp) {
     throw new AppError('forbidden', 'Missing scope or no access to this app');
   }
