@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { GraphQLSchema } from 'graphql';
 import { cors } from 'hono/cors';
 import { Hono, type MiddlewareHandler } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { authenticate } from '../auth/oauth.js';
 import { AppError } from '../errors/app-error.js';
 import { toAppError } from '../graphql/errors.js';
@@ -13,12 +12,11 @@ import { videoHostRoutes } from '../video/rest.js';
 import { mountMetrics } from '../observability/endpoint.js';
 import { httpMetrics } from '../observability/http-metrics.js';
 import { rateLimitRejections } from '../observability/metrics.js';
+import { tooLarge } from './body-limit.js';
 import { mountDocs } from './docs.js';
 import { errorResponse, serverError } from './envelope.js';
 import { createGraphQLServer } from './graphql.js';
 import type { HttpEnv } from './types.js';
-
-const ONE_MIB = 1024 * 1024;
 
 /** Request id, context and access log: the first middleware of both listeners. */
 export function requestScope(runtime: Runtime): MiddlewareHandler<HttpEnv> {
@@ -52,29 +50,6 @@ export function errorHandler(runtime: Runtime) {
     return errorResponse(serverError(), c.get('requestId'));
   };
 }
-
-const payloadTooLarge = () => {
-  // The unread upload makes the connection unusable: tell the client not to reuse it.
-  throw new AppError('payload_too_large', 'Request body exceeds 1 MiB', { headers: { Connection: 'close' } });
-};
-const streamedBodyLimit = bodyLimit({ maxSize: ONE_MIB, onError: payloadTooLarge });
-
-/**
- * 413 for a body over 1 MiB. HTTP/1.1 framing tells from the headers alone: no Content-Length
- * and no Transfer-Encoding means no body, and a Content-Length is checked as a number; only a
- * chunked body is counted as it streams (hono's bodyLimit). Asking hono's bodyLimit about every
- * request touched `Request.body`, which makes @hono/node-server build a full web Request (and
- * stream the body through it) even for a GET: several percent of a request's CPU (bench/).
- */
-export const tooLarge: MiddlewareHandler<HttpEnv> = (c, next) => {
-  const transferEncoding = c.req.header('transfer-encoding');
-  if (transferEncoding === undefined) {
-    const length = c.req.header('content-length');
-    if (length === undefined) return next();
-    if (/^\s*\d+\s*$/.test(length)) return Number(length) > ONE_MIB ? payloadTooLarge() : next();
-  }
-  return streamedBodyLimit(c, next);
-};
 
 /** How a listener writes an error it answers itself (before any route runs). */
 type ErrorShape = (error: AppError, c: import('hono').Context<HttpEnv>) => Response;

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
@@ -7,6 +7,7 @@ import { restRoutes } from '../rest/routes.js';
 import type { Runtime } from '../runtime.js';
 import { mountMetrics } from '../observability/endpoint.js';
 import { createMainApp, createVideoApp } from './app.js';
+import { announcesTooLarge } from './body-limit.js';
 import type { HttpEnv } from './types.js';
 
 export interface RunningServers {
@@ -18,9 +19,22 @@ export interface RunningServers {
   close(): Promise<void>;
 }
 
+/**
+ * `Expect: 100-continue`: node answers "100 Continue" by itself unless the server listens for
+ * `checkContinue`. A body announced over the limit gets no 100: the request goes straight to the
+ * app, which answers 413, so a client that waits for the 100 never uploads it.
+ */
+function answerExpectContinue(server: Server): void {
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    if (!announcesTooLarge(req.headers['content-length'])) res.writeContinue();
+    server.emit('request', req, res);
+  });
+}
+
 function listen(app: Hono<HttpEnv>, port: number, hostname: string): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = serve({ fetch: app.fetch, port, hostname }, () => resolve(server as Server)) as Server;
+    answerExpectContinue(server);
     server.once('error', reject);
   });
 }
