@@ -177,7 +177,9 @@ export function createVideoApp(runtime: Runtime, schema: GraphQLSchema): Hono<Ht
     throw new AppError('not_found', 'No such path');
   });
   mountHealth(app, runtime);
-  app.use('/api/*', tooLarge, requireAuth(runtime, videoShape, 'video'));
-  mountLookupRoutes(app, schema, videoHostRoutes, 'Video call');
+  app.use('/api/*', tooLarge);
+  // Authentication is the route's own guard, as on the main host: an unknown path is a 404 and
+  // another method a 405 with or without a token.
+  mountLookupRoutes(app, schema, videoHostRoutes, 'Video call', requireAuth(runtime, videoShape, 'video'));
   return app;
 }

@@ -278,10 +278,10 @@ export { errorResponse };
  * only (the video lookup host, DESIGN section 9): a parameter that does not coerce to its type
  * names no record, so it is `not_found`; errors are thrown as AppErrors for the host's onError.
  */
-export function mountLookupRoutes(app: Hono<HttpEnv>, schema: GraphQLSchema, routes: readonly RestRoute[], what: string): void {
+export function mountLookupRoutes(app: Hono<HttpEnv>, schema: GraphQLSchema, routes: readonly RestRoute[], what: string, guard: MiddlewareHandler<HttpEnv>): void {
   for (const route of routes) {
     const prepared = prepareRoute(schema, route);
-    app.on(route.method, route.path, async (c) => {
+    app.on(route.method, route.path, guard, async (c) => {
       const params = c.req.param() as Record<string, string>;
       const { values, details } = coerceVariables(schema, prepared.operation.variableDefinitions ?? [], params, new Set(Object.keys(params)));
       if (details.length > 0) throw new AppError('not_found', `${what} not found`);

@@ -98,6 +98,15 @@ describe('video lookup: bad paths and methods', () => {
     expectVideoError(await request(`${server.videoUrl}/nope`), 404, 'not_found');
   });
 
+  it('without a token: an unknown /api path is 404, the lookup path with another method 405, the lookup 401', async () => {
+    expectVideoError(await request(`${server.videoUrl}/api/v1/calls/${callIdOf(1)}`), 404, 'not_found');
+    expectVideoError(await request(`${server.videoUrl}/api/nowhere`), 404, 'not_found');
+    expectVideoError(await request(`${server.videoUrl}/api/calls/${callIdOf(1)}`, { method: 'DELETE' }), 405, 'method_not_allowed');
+    const lookupWithout = await request(`${server.videoUrl}/api/calls/${callIdOf(1)}`);
+    expectVideoError(lookupWithout, 401, 'unauthorized');
+    expect(lookupWithout.headers.get('www-authenticate')).toMatch(/^Bearer/);
+  });
+
   it('405 for another method on the lookup path', async () => {
     expectVideoError(await lookup(callIdOf(1), { method: 'DELETE' }), 405, 'method_not_allowed');
   });
