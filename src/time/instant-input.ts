@@ -12,7 +12,7 @@ export const INPUT_YEARS = { min: 1900, max: 9998 } as const;
 export const RANGE_MESSAGE = `must be between ${INPUT_YEARS.min}-01-01 and ${INPUT_YEARS.max}-12-31`;
 
 /** ISO 8601 with a time and a zone (Z or an offset): "2026-03-08" or "March 8" are not instants. */
-const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2})(?::?(\d{2}))?)$/i;
+const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:Z|([+-])(\d{2}):?(\d{2}))$/i;
 const ISO_DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 export type InputProblem = 'format' | 'calendar' | 'range';
@@ -28,18 +28,41 @@ function isCalendarDay(year: number, month: number, day: number): boolean {
 
 const inYears = (year: number) => year >= INPUT_YEARS.min && year <= INPUT_YEARS.max;
 
-/** An instant such as 2026-03-08T14:00:00Z or 2026-03-08T09:00:00-05:00. */
+const FORMAT = { ok: false, problem: 'format' } as const;
+const CALENDAR = { ok: false, problem: 'calendar' } as const;
+const RANGE = { ok: false, problem: 'range' } as const;
+
+/** The first three digits of a fraction of a second as milliseconds ("5" is 500; the rest is dropped, as Date does). */
+function millisOf(fraction: string | undefined): number {
+  if (fraction === undefined) return 0;
+  let ms = 0;
+  for (let i = 0; i < 3; i++) ms = ms * 10 + (i < fraction.length ? fraction.charCodeAt(i) - 48 : 0);
+  return ms;
+}
+
+/**
+ * An instant such as 2026-03-08T14:00:00Z or 2026-03-08T09:00:00-05:00 (an offset is ±hh:mm or
+ * ±hhmm). Computed from the matched numbers with Date.UTC rather than handed to Date's string
+ * parser again: the same instant, at a fraction of the cost on every DateTime argument.
+ */
 export function parseInstant(value: string): Parsed<Date> {
   const m = ISO_INSTANT.exec(value);
-  if (!m) return { ok: false, problem: 'format' };
-  const [year, month, day, hour, minute, second = 0, offsetHours = 0, offsetMinutes = 0] = m.slice(1).map((part) => (part === undefined ? undefined : Number(part)));
-  if (!isCalendarDay(year!, month!, day!) || hour! > 23 || minute! > 59 || second > 59 || offsetHours > 23 || offsetMinutes > 59) {
-    return { ok: false, problem: 'calendar' };
-  }
-  const date = new Date(value);
-  if (Number.isNaN(date.getTime())) return { ok: false, problem: 'format' };
+  if (!m) return FORMAT;
+  const year = Number(m[1]);
+  const month = Number(m[2]);
+  const day = Number(m[3]);
+  const hour = Number(m[4]);
+  const minute = Number(m[5]);
+  const second = m[6] === undefined ? 0 : Number(m[6]);
+  const offsetHours = m[8] === undefined ? 0 : Number(m[9]);
+  const offsetMinutes = m[8] === undefined ? 0 : Number(m[10]);
+  if (!isCalendarDay(year, month, day) || hour > 23 || minute > 59 || second > 59 || offsetHours > 23 || offsetMinutes > 59) return CALENDAR;
+  // An offset moves an instant by less than a day; Date.UTC would also read years 0-99 as 19xx.
+  if (year < INPUT_YEARS.min - 1 || year > INPUT_YEARS.max + 1) return RANGE;
+  const offsetMs = (offsetHours * 60 + offsetMinutes) * 60_000;
+  const date = new Date(Date.UTC(year, month - 1, day, hour, minute, second, millisOf(m[7])) + (m[8] === '-' ? offsetMs : -offsetMs));
   // The instant itself, in UTC: 9998-12-31T23:00-05:00 is already in 9999.
-  if (!inYears(date.getUTCFullYear())) return { ok: false, problem: 'range' };
+  if (!inYears(date.getUTCFullYear())) return RANGE;
   return { ok: true, value: date };
 }
 

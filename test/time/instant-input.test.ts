@@ -57,6 +57,26 @@ describe('parseInstant', () => {
       expect(problem(iso)).toBe(iso);
     }
   });
+
+  it("computes offsets and fractions as Date's parser does (no longer handed to it)", () => {
+    const zones = ['+05:30', '-0930', '+00:00', '-00:00', '+14:00', '-12:00', '+23:59', 'Z'];
+    const fractions = ['', '.5', '.05', '.123', '.1239', '.999999999'];
+    for (const zone of zones) {
+      for (const fraction of fractions) {
+        for (const stamp of ['2026-03-08T14:07:09', '1900-01-01T23:59:59', '9998-12-31T00:00:01', '2024-02-29T12:00:00']) {
+          const value = `${stamp}${fraction}${zone}`;
+          const parsed = parseInstant(value);
+          const expected = new Date(value);
+          if (!parsed.ok) {
+            expect(parsed.problem, value).toBe('range');
+            expect([1899, 9999], value).toContain(expected.getUTCFullYear());
+          } else expect(parsed.value.toISOString(), value).toBe(expected.toISOString());
+        }
+      }
+    }
+    // An offset of hours alone is not one of the accepted forms.
+    expect(problem('2026-03-08T14:00:00+05')).toBe('format');
+  });
 });
 
 describe('parseDay', () => {
