@@ -54,10 +54,14 @@ export interface ScenarioContext {
   schedulingToken: string;
 }
 
-/** What the floor runs: the service's SQL text, its parameters from the floor URL, and the response body. */
+/**
+ * What the floor runs: the service's SQL text, its parameters from the floor URL (and, for a
+ * scenario whose service request is a POST, from the same JSON body, which the floor reads and
+ * parses as the service must), and the response body.
+ */
 export interface FloorQuery {
   sql: string;
-  params: (query: URLSearchParams) => unknown[];
+  params: (query: URLSearchParams, body?: any) => unknown[];
   /**
    * Instead of `sql` and `params`: the text and parameters built per request, for a query whose
    * text depends on the request (the metrics queries, built by the service's own SQL builders).
@@ -81,7 +85,7 @@ export interface Scenario {
    * e.g. the pure slot engine on the same calendars. Reported beside the load figures.
    */
   compute?: (dataset: Dataset) => Promise<ComputeResult>;
-  /** Request against the floor (GET /<scenario name>?...) when the scenario has one. */
+  /** Request against the floor (GET /<scenario name>?..., or POST with the service's body) when the scenario has one. */
   floorRequest?: (ctx: ScenarioContext) => HttpRequest;
   floor?: FloorQuery;
   /** Why a scenario has no floor, for the table's notes. */

@@ -4,7 +4,7 @@
  * statements and plan_cache_mode as the service); PGlite in-process on a copy of the DATA_DIR.
  * Started by bench/run.ts: FLOOR_PORT, and FLOOR_DATABASE_URL or FLOOR_DATA_DIR.
  */
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import { PGlite } from '@electric-sql/pglite';
 import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
@@ -33,6 +33,22 @@ async function connect(): Promise<{ run: Run; close: () => Promise<void> }> {
 const db = await connect();
 const routes = new Map(scenarios.filter((s) => s.floor).map((s) => [`/${s.name}`, s.floor!]));
 
+/** A POST's JSON body, read the plain node:http way (what any server answering that request must do). */
+function readJson(req: IncomingMessage): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      try {
+        resolve(JSON.parse((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8')));
+      } catch (error) {
+        reject(error);
+      }
+    });
+    req.on('error', reject);
+  });
+}
+
 const server = createServer(async (req, res) => {
   const url = new URL(req.url ?? '/', 'http://floor');
   const floor = routes.get(url.pathname);
@@ -42,7 +58,8 @@ const server = createServer(async (req, res) => {
   }
   try {
     const built = floor.build?.(url.searchParams);
-    const rows = built ? await db.run(built.sql, built.params) : await db.run(floor.sql, floor.params(url.searchParams));
+    const input = req.method === 'POST' ? await readJson(req) : undefined;
+    const rows = built ? await db.run(built.sql, built.params) : await db.run(floor.sql, floor.params(url.searchParams, input));
     const body = JSON.stringify(floor.respond(rows, url.searchParams));
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
   } catch (error) {
