@@ -65,8 +65,10 @@ export interface FloorQuery {
   /**
    * Instead of `sql` and `params`: the text and parameters built per request, for a query whose
    * text depends on the request (the metrics queries, built by the service's own SQL builders).
+   * With `settings` (SET LOCAL statements), the query runs after them in a read-only transaction,
+   * as the service runs it.
    */
-  build?: (query: URLSearchParams) => { sql: string; params: unknown[] };
+  build?: (query: URLSearchParams) => { sql: string; params: unknown[]; settings?: string[] };
   respond: (rows: Record<string, unknown>[], query: URLSearchParams) => unknown;
 }
 

@@ -11,7 +11,8 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import postgres from 'postgres';
 import { scenarios } from '../scenarios/index.js';
 
-type Run = (sql: string, params: unknown[]) => Promise<Record<string, unknown>[]>;
+/** Runs one statement; with `settings`, after them in a read-only transaction. */
+type Run = (sql: string, params: unknown[], settings?: string[]) => Promise<Record<string, unknown>[]>;
 
 async function connect(): Promise<{ run: Run; close: () => Promise<void> }> {
   const url = process.env.FLOOR_DATABASE_URL;
@@ -22,12 +23,32 @@ async function connect(): Promise<{ run: Run; close: () => Promise<void> }> {
       prepare: true,
       connection: { plan_cache_mode: 'force_custom_plan' },
     });
-    return { run: (text, params) => sql.unsafe(text, params as never[], { prepare: true }) as never, close: () => sql.end({ timeout: 5 }) };
+    const one = (runner: postgres.Sql | postgres.TransactionSql, text: string, params: unknown[]) =>
+      runner.unsafe(text, params as never[], { prepare: true }) as unknown as Promise<Record<string, unknown>[]>;
+    return {
+      run: (text, params, settings) =>
+        settings?.length
+          ? (sql.begin('read only', async (tx) => {
+              for (const setting of settings) await tx.unsafe(setting);
+              return one(tx, text, params);
+            }) as unknown as Promise<Record<string, unknown>[]>)
+          : one(sql, text, params),
+      close: () => sql.end({ timeout: 5 }),
+    };
   }
   const dir = process.env.FLOOR_DATA_DIR;
   if (!dir) throw new Error('FLOOR_DATABASE_URL or FLOOR_DATA_DIR is required');
   const db = await PGlite.create(dir, { extensions: { btree_gist, pg_trgm } });
-  return { run: async (text, params) => (await db.query<Record<string, unknown>>(text, params)).rows, close: () => db.close() };
+  return {
+    run: async (text, params, settings) =>
+      settings?.length
+        ? db.transaction(async (tx) => {
+            await tx.exec(['set transaction read only', ...settings].join(';\n'));
+            return (await tx.query<Record<string, unknown>>(text, params)).rows;
+          })
+        : (await db.query<Record<string, unknown>>(text, params)).rows,
+    close: () => db.close(),
+  };
 }
 
 const db = await connect();
@@ -59,7 +80,7 @@ const server = createServer(async (req, res) => {
   try {
     const built = floor.build?.(url.searchParams);
     const input = req.method === 'POST' ? await readJson(req) : undefined;
-    const rows = built ? await db.run(built.sql, built.params) : await db.run(floor.sql, floor.params(url.searchParams, input));
+    const rows = built ? await db.run(built.sql, built.params, built.settings) : await db.run(floor.sql, floor.params(url.searchParams, input));
     const body = JSON.stringify(floor.respond(rows, url.searchParams));
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
   } catch (error) {

@@ -1,7 +1,7 @@
 import type { SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { DateTime } from 'luxon';
-import { dailyMetricsSql, summaryMetricsSql } from '../../src/analytics/metrics.service.js';
+import { DAILY_PLANNER_SETTINGS, dailyMetricsSql, summaryMetricsSql } from '../../src/analytics/metrics.service.js';
 import type { Scenario } from '../types.js';
 import { floorGet, get } from './common.js';
 
@@ -37,8 +37,11 @@ export const dailyMetrics: Scenario = {
     sql: '',
     params: () => [],
     // The service's own daily query (rollups plus the partial buckets at the ends), built by the
-    // same function, run raw.
-    build: (q) => toQuery(dailyMetricsSql(q.get('app')!, new Date(q.get('start')!), new Date(q.get('end')!), q.get('tz')!)),
+    // same function, run raw in a read-only transaction with the same planner setting.
+    build: (q) => ({
+      ...toQuery(dailyMetricsSql(q.get('app')!, new Date(q.get('start')!), new Date(q.get('end')!), q.get('tz')!)),
+      settings: [toQuery(DAILY_PLANNER_SETTINGS).sql],
+    }),
     respond: (rows) => ({ data: toNumbers(rows.map(({ split: _split, ...r }) => r)), meta: { timestamp: new Date().toISOString() } }),
   },
   compare: { service: (body: { data: unknown[] }) => body.data, floor: (body: { data: unknown[] }) => body.data },

@@ -63,6 +63,15 @@ export function dailyMetricsSql(appId: string, start: Date, end: Date, tz: strin
 }
 
 /**
+ * The daily read's planner setting, for its own (read-only) transaction. The planner joins the
+ * rollup buckets to their hours with a merge join, which sorts every bucket of the range (~8,600
+ * for 90 days); a hash join needs no sort. 90 New York days on the 1M-message bench database,
+ * warm, one connection (pgbench): 7.5-7.9 ms a read, 6.3-6.5 ms with this setting and the
+ * transaction around it. Exported for the benchmark floor, which runs the same statements.
+ */
+export const DAILY_PLANNER_SETTINGS = sql`set local enable_mergejoin = off`;
+
+/**
  * Outbound messages bucketed by created_at in `timezone`, every calendar day of the range
  * present (zero days included); the bucketing happens in SQL, DST days included. Whole
  * 15-minute buckets come from message_rollups; the partial buckets at the ends of the range
@@ -73,19 +82,27 @@ export async function dailyMetrics(ctx: RequestContext, input: z.input<typeof me
   const { start, end } = range(args);
   const tz = args.timezone;
   const { db } = ctx.runtime.database;
-  const result = await db.execute(dailyMetricsSql(args.appId, start, end, tz));
-  const rows = rowsOf<Omit<DailyMetric, 'cost'> & { cost: string | null; split: string | null }>(result);
-  const split = rows[0]?.split;
-  if (split) {
-    // Buckets a local midnight cuts in two (offsets off the quarter hour): their messages, by local day.
-    const extra = rowsOf<Omit<DailyMetric, 'cost'> & { cost: string }>(
-      await db.execute(sql`
-        select to_char((${messages.createdAt} at time zone ${tz})::date, 'YYYY-MM-DD') as date, ${funnelColumns().sent} as sent,
-               ${funnelColumns().delivered} as delivered, ${funnelColumns().read} as read, ${funnelColumns().failed} as failed,
-               coalesce(sum(${messages.cost}), 0)::text as cost
-        from ${rawMessagesIn(args.appId, split.split(',').map((from) => ({ from, to: new Date(Date.parse(from) + BUCKET_MS).toISOString() })))}
-        group by 1`),
-    );
+  const { rows, extra } = await db.transaction(
+    async (tx) => {
+      await tx.execute(DAILY_PLANNER_SETTINGS);
+      const rows = rowsOf<Omit<DailyMetric, 'cost'> & { cost: string | null; split: string | null }>(await tx.execute(dailyMetricsSql(args.appId, start, end, tz)));
+      const split = rows[0]?.split;
+      // Buckets a local midnight cuts in two (offsets off the quarter hour): their messages, by local day.
+      const extra = split
+        ? rowsOf<Omit<DailyMetric, 'cost'> & { cost: string }>(
+            await tx.execute(sql`
+              select to_char((${messages.createdAt} at time zone ${tz})::date, 'YYYY-MM-DD') as date, ${funnelColumns().sent} as sent,
+                     ${funnelColumns().delivered} as delivered, ${funnelColumns().read} as read, ${funnelColumns().failed} as failed,
+                     coalesce(sum(${messages.cost}), 0)::text as cost
+              from ${rawMessagesIn(args.appId, split.split(',').map((from) => ({ from, to: new Date(Date.parse(from) + BUCKET_MS).toISOString() })))}
+              group by 1`),
+          )
+        : [];
+      return { rows, extra };
+    },
+    { accessMode: 'read only' },
+  );
+  if (extra.length > 0) {
     const byDate = new Map(rows.map((r) => [r.date, r]));
     for (const x of extra) {
       const day = byDate.get(x.date)!;
