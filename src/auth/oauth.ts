@@ -37,7 +37,8 @@ export async function issueToken(runtime: Runtime, input: ClientCredentials) {
     });
   }
   const { db } = runtime.database;
-  const [client] = await db.select().from(oauthClients).where(eq(oauthClients.id, clientId)).limit(1);
+  // An id PostgreSQL text cannot hold (NUL) names no client: an unknown client, not a query error.
+  const [client] = clientId.includes('\u0000') ? [] : await db.select().from(oauthClients).where(eq(oauthClients.id, clientId)).limit(1);
   // Compare against a decoy when the client is unknown, so timing does not reveal which ids exist.
   const valid = await verifySecret(input.clientSecret!, client?.secretHash ?? (await decoyHash));
   if (!client || !valid) {

@@ -14,7 +14,7 @@ import { httpMetrics } from '../observability/http-metrics.js';
 import { rateLimitRejections } from '../observability/metrics.js';
 import { tooLarge } from './body-limit.js';
 import { mountDocs } from './docs.js';
-import { errorResponse, serverError } from './envelope.js';
+import { errorResponse, methodNotAllowed, serverError } from './envelope.js';
 import { createGraphQLServer } from './graphql.js';
 import type { HttpEnv } from './types.js';
 
@@ -56,7 +56,11 @@ type ErrorShape = (error: AppError, c: import('hono').Context<HttpEnv>) => Respo
 
 const restShape: ErrorShape = (error, c) => errorResponse(error, c.get('requestId'));
 const graphqlShape: ErrorShape = (error, c) =>
-  c.json({ errors: [{ message: error.message, extensions: { code: error.type } }] }, error.status as 401, error.headers);
+  c.json(
+    { errors: [{ message: error.message, extensions: { code: error.type, ...(error.details ? { details: error.details } : {}) } }] },
+    error.status as 401,
+    error.headers,
+  );
 /** The video host's envelope (DESIGN section 9): `{ ok: false, error: { type, message } }`. */
 const videoShape: ErrorShape = (error, c) =>
   c.json({ ok: false, error: { type: error.type, message: error.message } }, error.status as 401, {
@@ -90,6 +94,28 @@ function requireAuth(runtime: Runtime, shape: ErrorShape, listener: 'rest' | 'gr
 }
 
 /** GraphiQL in a browser is served without a token; every operation needs one. */
+/**
+ * GraphQL over GET carries `variables` and `extensions` as JSON in the query string; yoga's GET
+ * parser let a JSON syntax error through as a 500. Malformed JSON there is a 400, as in a POST body.
+ */
+const getParamsAreJson: MiddlewareHandler<HttpEnv> = async (c, next) => {
+  if (c.req.method === 'GET') {
+    for (const name of ['variables', 'extensions']) {
+      const value = c.req.query(name);
+      if (value === undefined || value === '') continue;
+      try {
+        JSON.parse(value);
+      } catch {
+        return graphqlShape(
+          new AppError('invalid_request', `The ${name} parameter is not valid JSON`, { details: [{ field: name, code: 'invalid_format', message: 'must be JSON' }] }),
+          c,
+        );
+      }
+    }
+  }
+  return next();
+};
+
 const isGraphiQLPage = (c: import('hono').Context<HttpEnv>) =>
   c.req.method === 'GET' && (c.req.header('accept') ?? '').includes('text/html') && !new URL(c.req.url).searchParams.has('query');
 
@@ -108,6 +134,8 @@ function mountHealth(app: Hono<HttpEnv>, runtime: Runtime, extra: Record<string,
       return c.json({ status: 'unavailable', ...extra }, 503);
     }
   });
+  app.all('/healthz', methodNotAllowed('Use GET'));
+  app.all('/readyz', methodNotAllowed('Use GET'));
 }
 
 export function createMainApp(runtime: Runtime, schema: GraphQLSchema, routes: readonly RestRoute[]): Hono<HttpEnv> {
@@ -135,28 +163,24 @@ export function createMainApp(runtime: Runtime, schema: GraphQLSchema, routes: r
 
   mountHealth(app, runtime, { database: runtime.database.kind });
   app.get('/.well-known/jwks.json', (c) => c.json(runtime.keys.jwks));
+  app.all('/.well-known/jwks.json', methodNotAllowed('Use GET'));
   if (runtime.config.METRICS && runtime.config.METRICS_PORT === undefined) mountMetrics(app, runtime);
 
+  // The method first (405 with or without a token), then the size, the token, and for a GET the
+  // JSON of its query parameters.
   const graphqlAuth = requireAuth(runtime, graphqlShape, 'graphql');
-  app.use('/graphql', tooLarge, async (c, next) => (isGraphiQLPage(c) ? next() : graphqlAuth(c, next)));
-  app.on(['GET', 'POST'], '/graphql', (c) => yoga.fetch(c.req.raw, c.get('requestContext')));
-  app.all('/graphql', () => {
-    throw new AppError('method_not_allowed', 'Use GET or POST');
-  });
+  const execute = (c: import('hono').Context<HttpEnv>) => yoga.fetch(c.req.raw, c.get('requestContext'));
+  app.on(['GET', 'POST'], '/graphql', tooLarge, async (c, next) => (isGraphiQLPage(c) ? next() : graphqlAuth(c, next)), getParamsAreJson, execute);
+  app.all('/graphql', methodNotAllowed('Use GET or POST'));
   // graphql-sse, distinct-connections mode (DESIGN section 1): the token is checked on connect,
   // scopes and app access when the subscription starts.
-  app.use('/graphql/stream', tooLarge, graphqlAuth);
-  app.on(['GET', 'POST'], '/graphql/stream', (c) => yoga.fetch(c.req.raw, c.get('requestContext')));
-  app.all('/graphql/stream', () => {
-    throw new AppError('method_not_allowed', 'Use GET or POST');
-  });
+  app.on(['GET', 'POST'], '/graphql/stream', tooLarge, graphqlAuth, getParamsAreJson, execute);
+  app.all('/graphql/stream', methodNotAllowed('Use GET or POST'));
 
   const v1 = new Hono<HttpEnv>();
   v1.use('*', tooLarge);
   v1.post('/oauth/token', tokenHandler);
-  v1.all('/oauth/token', () => {
-    throw new AppError('method_not_allowed', 'Use POST');
-  });
+  v1.all('/oauth/token', methodNotAllowed('Use POST'));
   mountDocs(app, v1, runtime, schema, routes);
   mountRoutes(v1, schema, routes, requireAuth(runtime, restShape, 'rest'));
   app.route('/api/v1', v1);

@@ -8,6 +8,7 @@ import { buildOpenApiDocument } from '../openapi/document.js';
 import type { RestRoute } from '../rest/adapter.js';
 import type { Runtime } from '../runtime.js';
 import { videoHostRoutes } from '../video/rest.js';
+import { methodNotAllowed } from './envelope.js';
 import type { HttpEnv } from './types.js';
 
 // GET /api/v1/openapi.json (no auth) and the interactive reference at /docs: Swagger UI from
@@ -64,7 +65,9 @@ export function mountDocs(app: Hono<HttpEnv>, v1: Hono<HttpEnv>, runtime: Runtim
       }),
     ));
   v1.get('/openapi.json', (c) => c.body(json(), 200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache' }));
+  v1.all('/openapi.json', methodNotAllowed('Use GET'));
   app.get('/docs', (c) => c.html(page));
+  app.all('/docs', methodNotAllowed('Use GET'));
   app.get('/docs/init.js', (c) => c.body(init, 200, { 'content-type': 'text/javascript; charset=utf-8' }));
   app.get('/docs/assets/:file', async (c) => {
     const file = c.req.param('file');

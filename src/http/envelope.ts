@@ -23,3 +23,8 @@ export function errorResponse(error: AppError, requestId?: string): Response {
 }
 
 export const serverError = () => new AppError('server_error', 'Internal server error');
+
+/** A known path's other methods: 405 method_not_allowed (DESIGN section 3). */
+export const methodNotAllowed = (message: string) => (): never => {
+  throw new AppError('method_not_allowed', message);
+};

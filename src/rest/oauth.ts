@@ -26,6 +26,8 @@ export async function tokenHandler(c: HonoContext<HttpEnv>): Promise<Response> {
     fields = Object.fromEntries(new URLSearchParams(await c.req.text()));
   } else {
     const body = await readJsonBody(c, 'invalid_request');
+    // An empty body sent as JSON is not JSON (SPEC: an invalid JSON body is invalid_request).
+    if (body === undefined && contentType.includes('json')) throw new AppError('invalid_request', 'Request body is not valid JSON');
     if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
       throw new AppError('invalid_request', 'Body must be a JSON object');
     }

@@ -38,10 +38,28 @@ describe('POST /oauth/token errors', () => {
     expect(res.body.error.details).toContainEqual({ field, code: 'required', message: expect.any(String) });
   });
 
+  it('400 invalid_request for an empty body sent as JSON', async () => {
+    const res = await token({ body: '', headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(400);
+    expectErrorEnvelope(res.body, 'invalid_request');
+  });
+
   it('401 invalid_client for an unknown client', async () => {
     const res = await token({ json: { grant_type: 'client_credentials', client_id: 'sbc_nobody', client_secret: 'x' } });
     expect(res.status).toBe(401);
     expectErrorEnvelope(res.body, 'invalid_client');
+  });
+
+  it('401 invalid_client for a client id no client can have (a NUL), in JSON, a form or Basic', async () => {
+    const json = await token({ json: { grant_type: 'client_credentials', client_id: 'sbc_a\u0000b', client_secret: 'x' } });
+    expect(json.status).toBe(401);
+    expectErrorEnvelope(json.body, 'invalid_client');
+    const form = await token({ body: 'grant_type=client_credentials&client_id=sbc_c%00d&client_secret=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(form.status).toBe(401);
+    expectErrorEnvelope(form.body, 'invalid_client');
+    const basic = Buffer.from('sbc_e%00f:x').toString('base64');
+    const viaBasic = await token({ body: 'grant_type=client_credentials', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${basic}` } });
+    expect(viaBasic.status).toBe(401);
   });
 
   it('401 invalid_client for a wrong secret, with a Basic challenge when Basic was used', async () => {

@@ -61,6 +61,34 @@ describe('the HTTP edge', () => {
     expect(graphql.status).toBe(405);
   });
 
+  it('405 before 401 on GraphQL, and for the other GET-only paths of both hosts', async () => {
+    for (const method of ['PUT', 'DELETE', 'PATCH']) {
+      expect((await request(`${server.url}/graphql`, { method, body: '{}' })).status, method).toBe(405);
+      expect((await request(`${server.url}/graphql/stream`, { method })).status, method).toBe(405);
+    }
+    for (const path of ['/api/v1/openapi.json', '/.well-known/jwks.json', '/healthz', '/readyz', '/docs']) {
+      const res = await request(`${server.url}${path}`, { method: 'POST', body: '{}' });
+      expect(res.status, path).toBe(405);
+      expectErrorEnvelope(res.body, 'method_not_allowed');
+    }
+    const video = await request(`${server.videoUrl}/healthz`, { method: 'POST', body: '{}' });
+    expect(video.status).toBe(405);
+    expect(video.body).toMatchObject({ ok: false, error: { type: 'method_not_allowed' } });
+  });
+
+  it('GraphQL over GET: variables or extensions that are not JSON are a 400, not a 500', async () => {
+    for (const name of ['variables', 'extensions']) {
+      const url = `${server.url}/graphql?query=${encodeURIComponent('{ viewer { clientId } }')}&${name}=${encodeURIComponent('{bad')}`;
+      const res = await request(url, { token: tenant.accessToken, headers: { accept: 'application/json' } });
+      expect(res.status, name).toBe(400);
+      expect(res.body.errors[0].extensions).toMatchObject({ code: 'invalid_request', details: [{ field: name }] });
+    }
+    const fine = `${server.url}/graphql?query=${encodeURIComponent('query($skip: Boolean!) { viewer @skip(if: $skip) { clientId } }')}&variables=${encodeURIComponent('{"skip":false}')}`;
+    const ok = await request(fine, { token: tenant.accessToken, headers: { accept: 'application/json' } });
+    expect(ok.status).toBe(200);
+    expect(ok.body.data.viewer.clientId).toBe(tenant.clientId);
+  });
+
   it('413 payload_too_large for a body over 1 MiB, on REST and GraphQL', async () => {
     const big = JSON.stringify({ token: 'x'.repeat(1024 * 1024 + 10) });
     const json = { 'content-type': 'application/json' };
