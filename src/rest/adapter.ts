@@ -1,7 +1,10 @@
 import {
   execute,
+  isListType,
+  isNonNullType,
   Kind,
   parse,
+  typeFromAST,
   validate,
   type DocumentNode,
   type GraphQLSchema,
@@ -77,6 +80,8 @@ interface PreparedRoute {
   compiled?: CompiledQuery;
   /** The scope the root field needs (scope-auth rule), checked before the input is (SPEC: 403). */
   scope?: Scope;
+  /** Variables of a list type: a query parameter given more than once adds to the list. */
+  listVariables: ReadonlySet<string>;
 }
 
 export function prepareRoute(schema: GraphQLSchema, route: RestRoute): PreparedRoute {
@@ -98,6 +103,14 @@ export function prepareRoute(schema: GraphQLSchema, route: RestRoute): PreparedR
     rootErrorType: validationErrorType({ parentType: rootType, fieldName }),
     compiled: compiled && isCompiledQuery(compiled) ? compiled : undefined,
     scope: field ? requiredScope(field) : undefined,
+    listVariables: new Set(
+      (operation.variableDefinitions ?? [])
+        .filter((d) => {
+          const type = typeFromAST(schema, d.type);
+          return type !== undefined && isListType(isNonNullType(type) ? type.ofType : type);
+        })
+        .map((d) => d.variable.name.value),
+    ),
   };
 }
 
@@ -142,7 +155,9 @@ async function runRoute(c: HonoContext<HttpEnv>, schema: GraphQLSchema, prepared
       raw[name] = value === '' ? undefined : [value];
       continue;
     }
-    raw[name] = value;
+    // `tags=a&tags=b` (OpenAPI's form style, what generated clients send) and `tags=a,b` alike.
+    const earlier = raw[name];
+    raw[name] = typeof earlier === 'string' && prepared.listVariables.has(name) ? `${earlier},${value}` : value;
     fromStrings.add(name);
   }
   for (const [key, value] of Object.entries(c.req.param() as Record<string, string>)) {

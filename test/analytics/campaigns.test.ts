@@ -53,6 +53,9 @@ describe('GET /analytics/{appId}/campaigns', () => {
     ['?status=all', 30],
     ['?search=campaign 1', 11],
     ['?tags=t1,t2', 10],
+    // Repeated, as OpenAPI's form style (and so generated clients) write an array.
+    ['?tags=t1&tags=t2', 10],
+    ['?tags=t1,t2&tags=autumn', 25],
     ['?tags=autumn', 15],
     ['?startDate=2026-03-02&endDate=2026-03-03', 2],
   ])('%s matches %i', async (query, count) => {
