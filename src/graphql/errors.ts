@@ -34,7 +34,9 @@ export function appErrorToGraphQL(error: AppError, source?: GraphQLError): Graph
     extensions: {
       code: error.type,
       ...(error.details ? { details: error.details } : {}),
-      http: { status: error.status, headers: error.headers },
+      // spec: false, so yoga applies the status whatever the client accepts (it answers 200 to
+      // an application/json client for its own validation errors otherwise).
+      http: { status: error.status, headers: error.headers, spec: false },
     },
   });
 }

@@ -8,6 +8,7 @@ import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { createYoga, type GraphiQLOptions, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Runtime, RequestContext } from '../runtime.js';
 import { appErrorToGraphQL, toAppError } from '../graphql/errors.js';
+import { isRequestError, requestError, useRequestErrors } from '../graphql/request-errors.js';
 import { hasOrderedRootFields } from '../graphql/ordered-root-fields.js';
 import { useOperationMetrics } from '../observability/graphql-metrics.js';
 import { graphiqlTabs } from './graphiql-examples.js';
@@ -200,9 +201,13 @@ export function createGraphQLServer(runtime: Runtime, schema: GraphQLSchema): Yo
       useDocumentLimits({ depth: config.GRAPHQL_MAX_DEPTH, aliases: config.GRAPHQL_MAX_ALIASES, directives: 20 }),
       maxTokensPlugin({ n: config.GRAPHQL_MAX_TOKENS }),
       useCompiledExecution(),
+      useRequestErrors(schema),
     ],
     maskedErrors: {
       maskError: (error) => {
+        // The document's own errors (syntax, validation, limits, arguments and variables that
+        // do not coerce): the REST error type, details, 400 (DESIGN section 3).
+        if (error instanceof GraphQLError && isRequestError(error)) return appErrorToGraphQL(requestError(schema, error), error);
         const appError = toAppError(error);
         if (appError) {
           if (appError.type === 'server_error') logger.error({ err: appError }, 'server error in GraphQL');

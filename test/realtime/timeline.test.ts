@@ -143,6 +143,8 @@ describe('scheduledCallTimeline and scheduledCallEvents over graphql-sse', () =>
       [writer, { app: tenant.appId, id }, 'forbidden'],
       [stranger.accessToken, { app: stranger.appId, id }, 'not_found'],
       [tenant.accessToken, { app: tenant.appId, id, after: '00000000-0000-4000-8000-000000000000' }, 'invalid_request'],
+      // A variable that is no UUID: scheduling's REST type, as on its other paths.
+      [tenant.accessToken, { app: tenant.appId, id: 'not-a-uuid' }, 'invalid_request'],
     ];
     for (const [token, variables, code] of cases) {
       const sub = subscribe(server.url, token, TIMELINE, variables);

@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gql } from '../helpers/http.js';
+import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let tenant: Tenant;
+
+beforeAll(async () => {
+  server = await startTestServer({ GRAPHQL_MAX_ALIASES: '5' });
+  tenant = await server.tenant();
+});
+afterAll(() => server.close());
+
+/** DESIGN section 3: extensions.code is the REST error type, with details for validation failures; a 400. */
+async function refused(query: string, variables: Record<string, unknown> | undefined, code: string, field?: string) {
+  const res = await gql(server.url, tenant.accessToken, query, variables);
+  expect(res.status, JSON.stringify(res.body)).toBe(400);
+  expect(res.body.data ?? null).toBeNull();
+  const extensions = res.body.errors?.[0]?.extensions;
+  expect(extensions?.code, JSON.stringify(res.body)).toBe(code);
+  if (field !== undefined) expect(extensions?.details?.[0]?.field, JSON.stringify(res.body)).toBe(field);
+  return extensions;
+}
+
+describe('errors of the GraphQL document itself', () => {
+  it('a variable of the wrong type: the REST type of its root field, with the variable as the field', async () => {
+    const query = 'query($app: UUID!, $n: Int) { messages(appId: $app, first: $n) { limit } }';
+    for (const n of ['5', [5], 1e20]) {
+      const extensions = await refused(query, { app: tenant.appId, n }, 'validation_error', 'n');
+      expect(extensions?.details[0].code).toBe('invalid_type');
+    }
+    await refused(query, { n: 5 }, 'validation_error', 'app');
+    // Scheduling answers invalid_request on REST, and so on GraphQL.
+    await refused('query($app: UUID!, $id: UUID!) { scheduledCall(appId: $app, id: $id) { id } }', { app: tenant.appId, id: 'not-a-uuid' }, 'invalid_request', 'id');
+  });
+
+  it('a literal argument that does not coerce: the argument path', async () => {
+    await refused(`{ messages(appId: "not-a-uuid") { limit } }`, undefined, 'validation_error', 'appId');
+    await refused(`{ dailyMetrics(appId: "${tenant.appId}", startDate: "1800-01-01T00:00:00Z") { date } }`, undefined, 'validation_error', 'startDate');
+    await refused(`{ messages(appId: "${tenant.appId}", first: "x") { limit } }`, undefined, 'validation_error', 'first');
+    await refused(`{ scheduledCall(appId: "${tenant.appId}", id: "nope") { id } }`, undefined, 'invalid_request', 'id');
+    await refused(`{ scheduledCall(appId: "${tenant.appId}") { id } }`, undefined, 'invalid_request', 'id');
+    // Inside an input object: an unknown field, a value of the wrong type, through a list.
+    const update = (input: string) => `mutation { updateScheduledCall(appId: "${tenant.appId}", id: "${tenant.appId}", input: ${input}) { id } }`;
+    await refused(update('{ nope: 1 }'), undefined, 'invalid_request', 'input.nope');
+    await refused(update('{ scheduledAtUtc: "2027-02-30T10:00:00Z" }'), undefined, 'invalid_request', 'input.scheduledAtUtc');
+    await refused(`{ campaigns(appId: "${tenant.appId}", tags: ["a", 5]) { limit } }`, undefined, 'validation_error', 'tags.1');
+    // Through a fragment at the root as well.
+    await refused(`query { ...Q } fragment Q on Query { messages(appId: "not-a-uuid") { limit } }`, undefined, 'validation_error', 'appId');
+  });
+
+  it('a document that is not valid otherwise is invalid_request: syntax, unknown fields, limits', async () => {
+    await refused('{ messages(', undefined, 'invalid_request');
+    await refused('{ noSuchField }', undefined, 'invalid_request');
+    const aliases = Array.from({ length: 6 }, (_, i) => `a${i}: viewer { clientId }`).join(' ');
+    await refused(`{ ${aliases} }`, undefined, 'invalid_request');
+  });
+
+  it('a valid document still runs', async () => {
+    const res = await gql(server.url, tenant.accessToken, 'query($app: UUID!, $n: Int) { messages(appId: $app, first: $n) { limit } }', { app: tenant.appId, n: 5 });
+    expect(res.status).toBe(200);
+    expect(res.body.data.messages.limit).toBe(5);
+  });
+});
