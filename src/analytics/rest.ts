@@ -53,11 +53,22 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
  * take a lone string for a list (input coercion), and a non-object `filter` would be no filter
  * at all: both are refused here, with their body paths.
  */
+const SEARCH_KEYS = ['limit', 'cursor', 'filter'];
+const FILTER_KEYS = ['status', 'name', 'tags', 'startDate', 'endDate'];
+
+/** Keys the body does not have: a misspelt `limt` or `filter.nmae` is refused, not silently dropped (OpenAPI: additionalProperties false). */
+const unrecognized = (object: Record<string, unknown>, known: readonly string[], prefix = ''): ErrorDetail[] =>
+  Object.keys(object)
+    .filter((key) => !known.includes(key))
+    .map((key) => ({ field: `${prefix}${key}`, code: 'unrecognized' as const, message: 'Unrecognized field' }));
+
 function searchFilter(body: Record<string, unknown>): Record<string, unknown> {
   const { filter } = body;
+  const unknownKeys = unrecognized(body, SEARCH_KEYS);
+  if (unknownKeys.length > 0) throw validationFailed(unknownKeys);
   if (filter === undefined || filter === null) return {};
   if (!isObject(filter)) throw validationFailed([{ field: 'filter', code: 'invalid_type', message: 'must be an object' }]);
-  const details: ErrorDetail[] = [];
+  const details: ErrorDetail[] = unrecognized(filter, FILTER_KEYS, 'filter.');
   for (const key of ['status', 'tags'] as const) {
     const value = filter[key];
     if (value !== undefined && value !== null && !Array.isArray(value)) details.push({ field: `filter.${key}`, code: 'invalid_type', message: 'must be an array of strings' });

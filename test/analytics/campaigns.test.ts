@@ -129,6 +129,9 @@ describe('POST /analytics/{appId}/campaigns/search', () => {
     [{ limit: 'ten' }, 'limit', 'invalid_type'],
     [{ filter: { name: 'a\u0000b' } }, 'filter.name', 'invalid_format'],
     [{ filter: { startDate: '2026-03-10T00:00:00Z', endDate: '2026-03-01T00:00:00Z' } }, 'filter.endDate', 'invalid_value'],
+    // Misspelt keys are refused, not dropped (the OpenAPI document says additionalProperties: false).
+    [{ limt: 1 }, 'limt', 'unrecognized'],
+    [{ filter: { status: ['paused'], nmae: 'x' } }, 'filter.nmae', 'unrecognized'],
   ])('%j is 400 validation_error on %s', async (body, field, code) => {
     const res = await search(body);
     expect(res.status).toBe(400);
