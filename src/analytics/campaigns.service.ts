@@ -3,7 +3,7 @@ import type { Db } from '../db/client.js';
 import { byShape, shapeOf } from '../db/prepared.js';
 import type { RequestContext } from '../runtime.js';
 import { containsPattern, dayRange, type CampaignListArgs } from './filters.js';
-import { afterPlaceholders, keysetValues, toPage, type Page } from './pagination.js';
+import { afterPlaceholders, appList, keysetValues, toPage, type Page } from './pagination.js';
 import { campaigns, type CampaignRow } from './tables.js';
 
 const LIST = 'campaigns';
@@ -51,10 +51,10 @@ export async function listCampaigns(ctx: RequestContext, args: CampaignListArgs)
     createdFrom: args.createdFrom?.toISOString(),
     createdBefore: args.createdBefore?.toISOString(),
     // Spread last: on Node 20 every property added after a spread costs ~0.8 µs (bench/ notes).
-    ...keysetValues(LIST, args),
+    ...keysetValues(appList(LIST, args.appId), args),
   };
   const shape = shapeOf(values, OPTIONAL);
   const { db } = ctx.runtime.database;
   const rows = await byShape(db, `campaigns:${shape.join(',')}`, () => pageQuery(db, shape)).execute(values);
-  return toPage(LIST, rows, args.first);
+  return toPage(appList(LIST, args.appId), rows, args.first);
 }

@@ -10,6 +10,12 @@ export interface Page<T> {
   limit: number;
 }
 
+/**
+ * A list's cursor binding for one app: a cursor taken from another app's page of the same list
+ * is refused like an edited one, instead of positioning this app's page at the other's keyset.
+ */
+export const appList = (list: string, appId: string) => `${list}\u0000${appId.toLowerCase()}`;
+
 /** The position a cursor of `list` names; a foreign or edited cursor is 400. */
 export function cursorPosition(list: string, after: string) {
   const position = decodeCursor(list, after);

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { notFound } from '../errors/app-error.js';
 import type { RequestContext } from '../runtime.js';
 import { containsPattern, pageSize, sqlText } from './filters.js';
-import { afterCursor, toPage, type Page } from './pagination.js';
+import { afterCursor, appList, toPage, type Page } from './pagination.js';
 import { templates, type TemplateRow } from './tables.js';
 
 const LIST = 'templates';
@@ -31,7 +31,7 @@ export const templateListArgs = z.object({
 export async function listTemplates(ctx: RequestContext, args: z.output<typeof templateListArgs>): Promise<Page<TemplateRow>> {
   const conditions: (SQL | undefined)[] = [
     eq(templates.appId, args.appId),
-    afterCursor(LIST, args.after ?? undefined, templates.createdAt, templates.id),
+    afterCursor(appList(LIST, args.appId), args.after ?? undefined, templates.createdAt, templates.id),
     args.search ? ilike(templates.name, containsPattern(args.search)) : undefined,
     args.status ? eq(templates.status, args.status) : undefined,
     args.category ? eq(templates.category, args.category) : undefined,
@@ -43,7 +43,7 @@ export async function listTemplates(ctx: RequestContext, args: z.output<typeof t
     .where(and(...conditions))
     .orderBy(desc(templates.createdAt), desc(templates.id))
     .limit(args.first + 1);
-  return toPage(LIST, rows, args.first);
+  return toPage(appList(LIST, args.appId), rows, args.first);
 }
 
 export async function getTemplate(ctx: RequestContext, appId: string, templateId: string): Promise<TemplateRow> {

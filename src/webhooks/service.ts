@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { and, count, desc, eq, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
-import { afterCursor, toPage, type Page } from '../analytics/pagination.js';
+import { afterCursor, appList, toPage, type Page } from '../analytics/pagination.js';
 import { pageSize } from '../analytics/filters.js';
 import { apps } from '../apps/tables.js';
 import type { Db } from '../db/client.js';
@@ -129,7 +129,7 @@ export async function listDeliveries(
     eq(webhookDeliveries.appId, args.appId),
     args.status ? eq(webhookDeliveries.status, args.status) : undefined,
     args.subscriptionId ? eq(webhookDeliveries.subscriptionId, args.subscriptionId) : undefined,
-    afterCursor(LIST, args.after, webhookDeliveries.createdAt, webhookDeliveries.id),
+    afterCursor(appList(LIST, args.appId), args.after, webhookDeliveries.createdAt, webhookDeliveries.id),
   ];
   const rows = await db
     .select()
@@ -137,7 +137,7 @@ export async function listDeliveries(
     .where(and(...conditions))
     .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
     .limit(args.first + 1);
-  return toPage(LIST, rows, args.first);
+  return toPage(appList(LIST, args.appId), rows, args.first);
 }
 
 /**

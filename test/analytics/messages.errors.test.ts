@@ -54,6 +54,26 @@ describe('GET /analytics/{appId}/messages: bad input is 400 validation_error nam
     expect(res.status).toBe(400);
     expectErrorEnvelope(res.body, 'validation_error');
   });
+
+  it("a cursor of another app's page is refused, on REST and GraphQL", async () => {
+    const other = await server.tenant({ scopes: ['messages:read', 'analytics:read', 'campaigns:read'] });
+    await importRecords(server, other.appId, [message(3), message(4)]);
+    const theirs = (await list(other.appId, '?limit=1', other.accessToken)).body.pagination.nextCursor as string;
+    expect(theirs).toBeTruthy();
+    // The same list and a well-formed cursor, but issued for the other app's page.
+    const res = await list(tenant.appId, `?limit=1&cursor=${theirs}`);
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toContainEqual({ field: 'cursor', code: 'invalid_value', message: expect.any(String) });
+    const both = await server.client({ apps: [tenant.appId, other.appId], scopes: ['messages:read', 'campaigns:read', 'analytics:read'] });
+    const token = await both.token();
+    expect((await list(tenant.appId, `?limit=1&cursor=${theirs}`, token)).status).toBe(400);
+    expect((await list(other.appId, `?limit=1&cursor=${theirs}`, token)).status).toBe(200);
+    const gqlRes = await request(`${server.url}/graphql`, {
+      token,
+      json: { query: 'query($app: UUID!, $after: String) { messages(appId: $app, first: 1, after: $after) { limit } }', variables: { app: tenant.appId, after: theirs } },
+    });
+    expect(gqlRes.body.errors?.[0]?.extensions?.code).toBe('validation_error');
+  });
 });
 
 describe('GET /analytics/{appId}/messages: security', () => {
