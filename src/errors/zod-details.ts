@@ -95,5 +95,72 @@ export function isTimeZone(name: string): boolean {
   }
 }
 
-/** PostgreSQL text cannot hold NUL: refused by validation, with the field's path, not by the database. */
-export const noNul = <S extends z.ZodString>(schema: S) => schema.regex(/^[^\u0000]*$/, { message: 'must not contain NUL (\\u0000) characters' });
+// Text PostgreSQL cannot store is refused by validation, with the field's path, not by the
+// database: NUL fails in text and jsonb alike, and a lone UTF-16 surrogate (JSON "\ud800"
+// without its pair) is refused by jsonb ("invalid input syntax for type json", a 500 once it
+// reached the write) and silently turned into U+FFFD by text columns.
+const NUL_MESSAGE = 'must not contain NUL (\\u0000) characters';
+const SURROGATE_MESSAGE = 'must not contain a lone UTF-16 surrogate (\\uD800-\\uDFFF without its pair): send well-formed Unicode';
+
+// String.prototype.isWellFormed is in Node 20 but newer than this project's `lib` (ES2023).
+const isWellFormed = (s: string) => (s as string & { isWellFormed(): boolean }).isWellFormed();
+
+/** Why PostgreSQL cannot store `s`, or undefined when it can. */
+export function unstorableText(s: string): string | undefined {
+  if (s.includes('\u0000')) return NUL_MESSAGE;
+  if (!isWellFormed(s)) return SURROGATE_MESSAGE;
+  return undefined;
+}
+
+/** A string field PostgreSQL can store: no NUL (a pattern, so OpenAPI shows it), no lone surrogate. */
+export const storableText = <S extends z.ZodString | z.ZodURL>(schema: S) =>
+  schema.regex(/^[^\u0000]*$/, { message: NUL_MESSAGE }).refine(isWellFormed, { message: SURROGATE_MESSAGE, params: { code: 'invalid_format' } });
+
+/** The former name of storableText, from when it only refused NUL. */
+export const noNul = storableText;
+
+/**
+ * One issue per string of a JSON value, object keys included, that PostgreSQL cannot store, at
+ * its path below `path`: free-form JSON (metadata, a Flow's data) is written to jsonb as given.
+ * A loop, not recursion: a deeply nested body must not overflow the stack here.
+ */
+export function unstorableTextIssues(value: unknown, path: PropertyKey[] = []): { path: PropertyKey[]; message: string }[] {
+  const found: { path: PropertyKey[]; message: string }[] = [];
+  const pending: { value: unknown; path: PropertyKey[] }[] = [{ value, path }];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const { value: current, path: at } = next;
+    if (typeof current === 'string') {
+      const message = unstorableText(current);
+      if (message) found.push({ path: at, message });
+    } else if (Array.isArray(current)) {
+      current.forEach((item, i) => pending.push({ value: item, path: [...at, i] }));
+    } else if (current !== null && typeof current === 'object') {
+      for (const [key, item] of Object.entries(current)) {
+        const keyProblem = unstorableText(key);
+        if (keyProblem) found.push({ path: [...at, key], message: `key ${keyProblem}` });
+        pending.push({ value: item, path: [...at, key] });
+      }
+    }
+  }
+  return found;
+}
+
+/** Adds unstorableTextIssues of the value being checked to a refinement context (codes: invalid_format). */
+export function refuseUnstorableText(value: unknown, ctx: z.core.$RefinementCtx, path: PropertyKey[] = []): void {
+  for (const found of unstorableTextIssues(value, path)) {
+    ctx.addIssue({ code: 'custom', path: found.path, message: found.message, params: { code: 'invalid_format' } });
+  }
+}
+
+/** A free-form JSON object (metadata) PostgreSQL can store: every key and string in it. */
+export const storableJsonObject = () => z.record(z.string(), z.unknown()).superRefine((value, ctx) => refuseUnstorableText(value, ctx));
+
+/**
+ * How far ahead of our clock a provider's event time may be: its clock may run a little fast,
+ * but an event cannot have happened later than now (a far-future time inflated billing).
+ */
+export const MAX_CLOCK_SKEW_MS = 5 * 60_000;
+
+/** An event's time that is not in the future beyond MAX_CLOCK_SKEW_MS. */
+export const notInFuture = <S extends z.ZodType<Date>>(schema: S) =>
+  schema.refine((d) => d.getTime() <= Date.now() + MAX_CLOCK_SKEW_MS, { message: 'must not be in the future', params: { code: 'invalid_value' } });

@@ -168,7 +168,9 @@ async function runRoute(c: HonoContext<HttpEnv>, schema: GraphQLSchema, prepared
     const value = c.req.header(header);
     if (value === undefined) continue;
     raw[name] = value;
-    fromStrings.add(name);
+    // An empty header is a value for the operation to judge (an empty Idempotency-Key is refused,
+    // as the GraphQL argument is), not an absent one as an empty query parameter is.
+    if (value !== '') fromStrings.add(name);
   }
   // Path and query are in: scope and app are known before the body is read or checked.
   authorizeFirst(ctx, prepared, raw);

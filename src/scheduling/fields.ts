@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import { pageSize } from '../analytics/filters.js';
-import { ianaTimeZone, noNul } from '../errors/zod-details.js';
+import { ianaTimeZone, storableText } from '../errors/zod-details.js';
 import { instantString } from '../time/instant-input.js';
 import { weeklyHoursSchema } from './working-hours.js';
 
 // Scheduling inputs, once: GraphQL arguments (plugin-zod), the services and the NDJSON import
 // validate with these. SPEC's scheduling paths report bad input as `invalid_request`.
 
-const text = (max: number) => noNul(z.string().trim().min(1).max(max));
+// Free text is refused when PostgreSQL cannot store it (NUL, a lone surrogate), with its path.
+const text = (max: number) => storableText(z.string().trim().min(1).max(max));
 const nullable = <S extends z.ZodType>(schema: S) => schema.nullish().transform((v) => v ?? null);
 const optional = <S extends z.ZodType>(schema: S) => schema.nullish().transform((v) => v ?? undefined);
 
@@ -33,8 +34,8 @@ export const schedulingFields = {
   guestPhone: z.string().trim().regex(/^\+?[0-9][0-9 ()-]{3,30}$/, 'must be a phone number, e.g. +447700900123'),
   guestEmail: z.email().max(320),
   bookingSource: text(100),
-  guestIntakeNotes: noNul(z.string().max(5000)),
-  reason: noNul(z.string().trim().max(1000)),
+  guestIntakeNotes: storableText(z.string().max(5000)),
+  reason: storableText(z.string().trim().max(1000)),
   status: z.enum(callStatuses),
   outcome: z.enum(['completed', 'no_show']),
   first: pageSize,

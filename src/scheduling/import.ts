@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Tx } from '../db/client.js';
 import { EXCLUSION_VIOLATION, excludedSet, FOREIGN_KEY_VIOLATION, pgErrorCode } from '../db/raw.js';
+import { storableText } from '../errors/zod-details.js';
 import type { ImportType } from '../importer/ndjson.js';
 import { announceEvents } from '../realtime/timeline-bus.js';
 import { callStatuses, exceptionKinds, instant, schedulingFields as f } from './fields.js';
@@ -38,8 +39,9 @@ const callRecord = z
     assigned_agent_id: f.id,
     booking_source: f.bookingSource.default('import'),
     guest_name: f.guestName,
-    guest_phone: nullable(z.string().max(40)),
-    guest_email: nullable(z.string().max(320)),
+    // Imported as given (history need not match today's formats), but storable.
+    guest_phone: nullable(storableText(z.string().max(40))),
+    guest_email: nullable(storableText(z.string().max(320))),
     guest_timezone: f.timezone,
     guest_intake_notes: nullable(f.guestIntakeNotes),
     scheduled_at: instant,
@@ -48,7 +50,7 @@ const callRecord = z
     status: z.enum(callStatuses),
     created_at: instant.optional(),
     cancelled_at: nullable(instant),
-    cancellation_reason: nullable(z.string().max(1000)),
+    cancellation_reason: nullable(storableText(z.string().max(1000))),
   })
   .refine((c) => (c.status === 'cancelled') === (c.cancelled_at !== null), {
     path: ['cancelled_at'],

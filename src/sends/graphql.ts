@@ -3,7 +3,7 @@ import { MessageRef } from '../analytics/messages.graphql.js';
 import { AppError } from '../errors/app-error.js';
 import { builder } from '../graphql/builder.js';
 import { inboundEventSchema } from './inbound-events.js';
-import { flowMessageSchema, productListMessageSchema, sendMessageSchema, templateMessageSchema, type SendMessage } from './payloads.js';
+import { flowMessageSchema, productListMessageSchema, sendMessageSchema, templateMessageSchema, withStorableText, type SendMessage } from './payloads.js';
 import { getSentMessage, ingestInboundEvent, sendMessage, type InboundResult, type SentMessage, type SentMessageDetails } from './service.js';
 
 // DESIGN section 8. The payload inputs keep SPEC's (WhatsApp's) snake_case field names, so one zod
@@ -178,12 +178,12 @@ function withoutNulls(value: unknown): unknown {
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : undefined);
 
-const graphqlInput = <S extends z.ZodType>(schema: S, fill: (input: Obj) => void) =>
+const graphqlInput = <T>(schema: z.ZodType<T>, fill: (input: Obj) => void) =>
   z.preprocess((raw) => {
     const input = withoutNulls(raw);
     if (obj(input)) fill(input as Obj);
     return input;
-  }, schema);
+  }, withStorableText(schema));
 
 const flowInput = graphqlInput(flowMessageSchema, (input) => {
   input.type ??= 'interactive';

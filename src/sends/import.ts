@@ -1,16 +1,18 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { z } from 'zod';
+import { storableText } from '../errors/zod-details.js';
 import type { ImportType } from '../importer/ndjson.js';
 import { catalogs, products } from './tables.js';
 
 // DESIGN section 5: `catalog` (id, name) and `product` (catalog_id, product_retailer_id, name,
 // price), upserted per app. A product names a catalog of the same app (imported earlier in the
 // file or before).
-const catalogRecord = z.strictObject({ id: z.string().min(1).max(200), name: z.string().min(1).max(500) });
+const text = (max: number) => storableText(z.string().min(1).max(max));
+const catalogRecord = z.strictObject({ id: text(200), name: text(500) });
 const productRecord = z.strictObject({
-  catalog_id: z.string().min(1).max(200),
-  product_retailer_id: z.string().min(1).max(200),
-  name: z.string().min(1).max(500),
+  catalog_id: text(200),
+  product_retailer_id: text(200),
+  name: text(500),
   price: z.number().nonnegative(),
 });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { refuseUnstorableText } from '../errors/zod-details.js';
 import { containsEmoji, containsMarkdown, exceedsCharacterLimit } from './text-rules.js';
 
 // Outbound message bodies: WhatsApp interactive Flow and Product List messages, and our own
@@ -9,6 +10,10 @@ import { containsEmoji, containsMarkdown, exceedsCharacterLimit } from './text-r
 // Counting: limits on text a person reads (header, body, footer, section title, flow_cta) count
 // grapheme clusters (see text-rules.ts) and report `too_long`. Machine identifiers (flow_token)
 // keep zod's built-in length, in UTF-16 code units.
+//
+// Storable text: every string of a body, object keys and free-form JSON (metadata, a Flow's data)
+// included, is checked for what PostgreSQL cannot store (NUL, a lone UTF-16 surrogate): the body
+// is written to jsonb as given, and the database's refusal named no field (or was a 500).
 //
 // Completeness: zod skips an object's refinements once a field inside it has failed, so each
 // cross-field check passes `when` and runs on whatever parsed, reporting all issues in one response.
@@ -214,6 +219,7 @@ type SendMessageOutput = FlowMessage | ProductListMessage | TemplateMessage;
 const asRaw = (issues: z.core.$ZodIssue[]) => issues as unknown as z.core.$ZodRawIssue[];
 
 export const sendMessageSchema = z.unknown().transform((input, ctx): SendMessageOutput => {
+  refuseUnstorableText(input, ctx);
   const kind = kindOf(input);
   if ('issue' in kind) {
     ctx.addIssue(kind.issue);
@@ -224,11 +230,24 @@ export const sendMessageSchema = z.unknown().transform((input, ctx): SendMessage
     return z.NEVER;
   }
   const parsed = kind.schema.safeParse(input);
-  if (parsed.success) return parsed.data;
+  if (parsed.success) return ctx.issues.length === 0 ? parsed.data : z.NEVER;
   // Already final (message and path set); an enclosing schema prefixes the path as usual.
   ctx.issues.push(...asRaw(parsed.error.issues));
   return z.NEVER;
 });
+
+/**
+ * One kind's schema (the GraphQL inputs of sendFlowMessage and the others), with the text check
+ * sendMessageSchema makes: every string of the body, free-form JSON included, must be storable.
+ */
+export function withStorableText<T>(schema: z.ZodType<T>) {
+  return z.unknown().transform((input, ctx): T => {
+    refuseUnstorableText(input, ctx);
+    const parsed = schema.safeParse(input);
+    if (!parsed.success) ctx.issues.push(...asRaw(parsed.error.issues));
+    return parsed.success && ctx.issues.length === 0 ? parsed.data : z.NEVER;
+  });
+}
 
 export type SendMessage = z.infer<typeof sendMessageSchema>;
 

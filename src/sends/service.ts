@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, ne, sql } from 'drizzle-orm';
 import { messages, templates, type MessageRow } from '../analytics/tables.js';
 import type { Queryable, Tx } from '../db/client.js';
 import { AppError, conflict, notFound, validationFailed, type ErrorDetail } from '../errors/app-error.js';
@@ -147,15 +147,22 @@ async function send(ctx: RequestContext, tx: Tx, appId: string, payload: SendMes
   };
 }
 
-/** The newest inbound message from the user: it opens the window and names the business number. */
-async function lastInbound(tx: Tx, appId: string, phone: string) {
-  const [row] = await tx
-    .select({ createdAt: messages.createdAt, providerTo: messages.providerTo })
+/**
+ * The user's newest inbound message opens the window. The business number (provider_from of our
+ * sends) is the newest one an inbound message of the user named: `to` is optional on inbound
+ * events, and a message without it (stored with provider_to '') must not forget the number.
+ */
+async function lastInbound(tx: Tx, appId: string, phone: string): Promise<{ createdAt: Date; providerTo: string } | undefined> {
+  const fromUser = and(eq(messages.appId, appId), eq(messages.userPhone, phone), eq(messages.direction, 'inbound'));
+  const [newest] = await tx.select({ createdAt: messages.createdAt }).from(messages).where(fromUser).orderBy(desc(messages.createdAt)).limit(1);
+  if (!newest) return undefined;
+  const [named] = await tx
+    .select({ providerTo: messages.providerTo })
     .from(messages)
-    .where(and(eq(messages.appId, appId), eq(messages.userPhone, phone), eq(messages.direction, 'inbound')))
+    .where(and(fromUser, ne(messages.providerTo, '')))
     .orderBy(desc(messages.createdAt))
     .limit(1);
-  return row;
+  return { createdAt: newest.createdAt, providerTo: named?.providerTo ?? '' };
 }
 
 /** 422 outside_service_window, pointing to the app's approved template with a Flow button if it has one. */

@@ -2,6 +2,7 @@ import { and, eq, inArray, ne, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Tx } from '../db/client.js';
 import { excludedSet } from '../db/raw.js';
+import { notInFuture } from '../errors/zod-details.js';
 import type { ImportType } from '../importer/ndjson.js';
 import { instantString } from '../time/instant-input.js';
 import { callColumns, createVideoCallInput, videoFields } from './service.js';
@@ -10,15 +11,18 @@ import { videoCalls, videoParticipants, videoRecordings } from './tables.js';
 // DESIGN section 5: `video_call` is SPEC's video call object, camelCase, with its participants and
 // recordings. Derived values (participants' billedMinutes, usage) are accepted and recomputed.
 const instant = instantString;
-const nullableInstant = instant.nullish().transform((v) => v ?? null);
+// What the provider reported (joins, leaves, recordings) has happened: a future time is refused
+// as it is on the provider events, since it would bill minutes not yet connected.
+const pastInstant = notInFuture(instant);
+const nullablePastInstant = pastInstant.nullish().transform((v) => v ?? null);
 
 const participantRecord = z.strictObject({
   id: z.uuid(),
   providerParticipantId: videoFields.providerParticipantId,
   role: videoFields.role,
   name: videoFields.name,
-  joinedAt: instant,
-  leftAt: nullableInstant,
+  joinedAt: pastInstant,
+  leftAt: nullablePastInstant,
   billedMinutes: z.number().optional(),
 });
 
@@ -27,8 +31,8 @@ const recordingRecord = z.strictObject({
   providerArchiveId: videoFields.providerArchiveId,
   url: videoFields.url.nullish().transform((v) => v ?? null),
   status: videoFields.recordingStatus,
-  createdAt: instant,
-  updatedAt: instant,
+  createdAt: pastInstant,
+  updatedAt: pastInstant,
 });
 
 const videoCallRecord = z

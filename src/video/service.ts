@@ -4,22 +4,23 @@ import { pageSize } from '../analytics/filters.js';
 import { afterCursor, toPage, type Page } from '../analytics/pagination.js';
 import type { Tx } from '../db/client.js';
 import { conflict, notFound, validationFailed } from '../errors/app-error.js';
-import { noNul } from '../errors/zod-details.js';
+import { notInFuture, storableJsonObject, storableText } from '../errors/zod-details.js';
 import type { RequestContext } from '../runtime.js';
 import { callMove, callStatuses, participantRoles, recordingMove, recordingStatuses, type CallEvent, type CallStatus, type RecordingStatus } from './lifecycle.js';
 import { forgetVideoCall, type CallKey } from './loaders.js';
 import { videoCalls, videoParticipants, videoRecordings, type VideoCallRow } from './tables.js';
 
 const LIST = 'video_calls';
-const text = (max: number) => noNul(z.string().min(1).max(max));
+const text = (max: number) => storableText(z.string().min(1).max(max));
 
 /** SPEC "Video call" fields, once: GraphQL arguments, the service and the NDJSON import validate with these. */
 export const videoFields = {
   callId: z.uuid(),
   presetId: text(200),
-  title: noNul(z.string().max(500)),
-  description: noNul(z.string().max(5000)),
-  metadata: z.record(z.string(), z.unknown()),
+  title: storableText(z.string().max(500)),
+  description: storableText(z.string().max(5000)),
+  /** Stored in jsonb as given: every key and string in it must be storable. */
+  metadata: storableJsonObject(),
   hostName: text(200),
   guestName: text(200),
   provider: z.strictObject({ name: text(100), meetingId: text(200) }),
@@ -36,9 +37,11 @@ export const videoFields = {
   name: text(200),
   providerArchiveId: text(200),
   recordingStatus: z.enum(recordingStatuses),
-  url: z.url({ protocol: /^https?$/ }).max(2000),
+  url: storableText(z.url({ protocol: /^https?$/ }).max(2000)),
   first: z.number().int().min(1).max(200),
   after: z.string().max(512),
+  /** When a provider event happened (default now): a future time would bill minutes not yet connected. */
+  at: notInFuture(z.date()),
 };
 
 const nullable = <S extends z.ZodType>(schema: S) => schema.nullish().transform((v) => v ?? null);
@@ -174,7 +177,7 @@ export const participantJoinedArgs = z.object({
   providerParticipantId: videoFields.providerParticipantId,
   role: videoFields.role,
   name: videoFields.name,
-  at: optional(z.date()),
+  at: optional(videoFields.at),
 });
 
 /** A join opens a new session; the provider participant must not be connected already (409). */
@@ -202,7 +205,7 @@ export const participantLeftArgs = z.object({
   appId: z.uuid(),
   callId: videoFields.callId,
   providerParticipantId: videoFields.providerParticipantId,
-  at: optional(z.date()),
+  at: optional(videoFields.at),
 });
 
 /** Closes the participant's connected session; one that already left is 409, an unknown one 404. */
@@ -228,7 +231,7 @@ export function recordParticipantLeft(ctx: RequestContext, args: z.output<typeof
   });
 }
 
-export const callEndedArgs = z.object({ appId: z.uuid(), callId: videoFields.callId, at: optional(z.date()) });
+export const callEndedArgs = z.object({ appId: z.uuid(), callId: videoFields.callId, at: optional(videoFields.at) });
 
 /** Ends the call; participants still connected leave at the same instant, so billing stops. */
 export function recordCallEnded(ctx: RequestContext, args: z.output<typeof callEndedArgs>): Promise<VideoCallRow> {
@@ -248,7 +251,7 @@ export const recordingStatusArgs = z.object({
   providerArchiveId: videoFields.providerArchiveId,
   status: videoFields.recordingStatus,
   url: optional(videoFields.url),
-  at: optional(z.date()),
+  at: optional(videoFields.at),
 });
 
 /**

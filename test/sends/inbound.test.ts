@@ -100,6 +100,30 @@ describe('POST /messaging/{appId}/inbound: messages', () => {
     expect(res.status).toBe(404);
     expectErrorEnvelope(res.body, 'not_found');
   });
+
+  it('a message without `to` keeps the business number an earlier one named (provider_from of later sends)', async () => {
+    const phone = newPhone();
+    const providerFromOfSend = async () => {
+      const sent = await send(server, tenant, flowBody(phone));
+      expect(sent.status).toBe(202);
+      const list = await request(`${server.url}/api/v1/analytics/${tenant.appId}/messages?search=${phone}&direction=outbound`, { token: tenant.accessToken });
+      return list.body.data.find((m: { id: string }) => m.id === sent.body.data.message.id).provider_from;
+    };
+    const at = (secondsAgo: number) => new Date(Date.now() - secondsAgo * 1000).toISOString();
+    expect((await inbound(server, tenant, { type: 'message', id: `wamid.${phone}.1`, from: phone, to: '447700900000', timestamp: at(30), text: 'hi' })).status).toBe(200);
+    const noTo = await inbound(server, tenant, { type: 'message', id: `wamid.${phone}.2`, from: phone, timestamp: at(20), text: 'still me' });
+    expect(noTo.body.data.message.provider_to).toBe('');
+    expect(await providerFromOfSend()).toBe('447700900000');
+    // The same through GraphQL; a later message naming another number moves it.
+    const viaGraphql = await gql(server.url, tenant.accessToken, 'mutation($appId: UUID!, $e: JSON!) { ingestInboundEvent(appId: $appId, event: $e) { applied } }', {
+      appId: tenant.appId,
+      e: { type: 'message', id: `wamid.${phone}.3`, from: phone, timestamp: at(10), text: 'again' },
+    });
+    expect(viaGraphql.body.data.ingestInboundEvent.applied).toBe(true);
+    expect(await providerFromOfSend()).toBe('447700900000');
+    await inbound(server, tenant, { type: 'message', id: `wamid.${phone}.4`, from: phone, to: '447700900111', timestamp: at(5), text: 'other line' });
+    expect(await providerFromOfSend()).toBe('447700900111');
+  });
 });
 
 describe('POST /messaging/{appId}/inbound: status updates', () => {
