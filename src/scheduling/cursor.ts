@@ -1,9 +1,9 @@
 import { decodeCursor, encodeCursor } from '../analytics/cursor.js';
-import type { Page } from '../analytics/pagination.js';
+import { appList, type Page } from '../analytics/pagination.js';
 import { validationFailed } from '../errors/app-error.js';
 
 // Keyset cursors of the scheduled-call list: the last row's (scheduled_at, id), opaque and bound
-// to this list by the same integrity check as the analytics lists (analytics/cursor.ts).
+// to this list and its app by the same integrity check as the analytics lists (analytics/cursor.ts).
 const LIST = 'scheduled_calls';
 
 export interface CallPosition {
@@ -12,17 +12,17 @@ export interface CallPosition {
 }
 
 export const callsCursor = {
-  decode(cursor: string): CallPosition {
-    const position = decodeCursor(LIST, cursor);
+  decode(appId: string, cursor: string): CallPosition {
+    const position = decodeCursor(appList(LIST, appId), cursor);
     if (!position) throw validationFailed([{ field: 'after', code: 'invalid_value', message: 'is not a cursor of this list' }], 'invalid_request');
     return { at: position.createdAt, id: position.id };
   },
   /** Rows fetched with limit + 1 become a page and the cursor of its last row. */
-  page<T>(rows: T[], limit: number, positionOf: (row: T) => CallPosition): Page<T> {
+  page<T>(appId: string, rows: T[], limit: number, positionOf: (row: T) => CallPosition): Page<T> {
     const hasMore = rows.length > limit;
     const items = hasMore ? rows.slice(0, limit) : rows;
     const last = items.at(-1);
-    const nextCursor = hasMore && last ? encodeCursor(LIST, { createdAt: positionOf(last).at, id: positionOf(last).id }) : null;
+    const nextCursor = hasMore && last ? encodeCursor(appList(LIST, appId), { createdAt: positionOf(last).at, id: positionOf(last).id }) : null;
     return { items, hasMore, nextCursor, limit };
   },
 };

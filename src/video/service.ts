@@ -1,7 +1,7 @@
 import { and, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { pageSize } from '../analytics/filters.js';
-import { afterCursor, toPage, type Page } from '../analytics/pagination.js';
+import { afterCursor, appList, toPage, type Page } from '../analytics/pagination.js';
 import type { Tx } from '../db/client.js';
 import { conflict, notFound, validationFailed } from '../errors/app-error.js';
 import { notInFuture, storableJsonObject, storableText } from '../errors/zod-details.js';
@@ -114,7 +114,7 @@ export async function lookupVideoCall(ctx: RequestContext, callId: string): Prom
 export async function listVideoCalls(ctx: RequestContext, args: z.output<typeof videoCallListArgs>): Promise<Page<VideoCallRow>> {
   const conditions: (SQL | undefined)[] = [
     eq(videoCalls.appId, args.appId),
-    afterCursor(LIST, args.after, videoCalls.createdAt, videoCalls.id),
+    afterCursor(appList(LIST, args.appId), args.after, videoCalls.createdAt, videoCalls.id),
     args.status ? eq(videoCalls.status, args.status) : undefined,
   ];
   const rows = await ctx.runtime.database.db
@@ -123,7 +123,7 @@ export async function listVideoCalls(ctx: RequestContext, args: z.output<typeof 
     .where(and(...conditions))
     .orderBy(desc(videoCalls.createdAt), desc(videoCalls.id))
     .limit(args.first + 1);
-  return toPage(LIST, rows, args.first);
+  return toPage(appList(LIST, args.appId), rows, args.first);
 }
 
 export async function createVideoCall(ctx: RequestContext, appId: string, input: CreateVideoCallInput): Promise<VideoCallRow> {

@@ -180,6 +180,21 @@ describe('GET /video/{appId}/scheduled-calls (list)', () => {
     expect(cancelled.body.data[0]).toHaveProperty('cancelled_at');
   });
 
+  it("a cursor of another app's list is refused as invalid_request on cursor", async () => {
+    const { a } = await setUp();
+    const { a: b } = await setUp();
+    for (const hour of [9, 10]) {
+      await a.create(booking(futureDay(10, hour)));
+      await b.create(booking(futureDay(10, hour)));
+    }
+    const theirs = (await b.list('?limit=1')).body.pagination.nextCursor as string;
+    expect(theirs).toBeTruthy();
+    expect((await b.list(`?limit=1&cursor=${theirs}`)).status).toBe(200);
+    const res = await a.list(`?limit=1&cursor=${theirs}`);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ type: 'invalid_request', details: [{ field: 'cursor', code: 'invalid_value' }] });
+  });
+
   it('bad limit, cursor, status, agentId and dates are invalid_request', async () => {
     const { a } = await setUp();
     for (const [query, field] of [
