@@ -1,4 +1,5 @@
 import { encodeCursor } from '../../src/analytics/cursor.js';
+import { appList } from '../../src/analytics/pagination.js';
 import type { Scenario } from '../types.js';
 import { floorGet, get, limitOf, listPage, MESSAGE_COLUMNS, MESSAGE_ORDER, messageItem, sameIds } from './common.js';
 
@@ -60,7 +61,7 @@ export const messagesDeep: Scenario = {
   title: 'Messages page at 90% depth through a cursor (REST)',
   request: (ctx) => {
     const { createdAt, id } = ctx.dataset.probe.deep;
-    return get(path(ctx.dataset.appId, `limit=${LIMIT}&cursor=${encodeCursor('messages', { createdAt: new Date(createdAt), id })}`), ctx);
+    return get(path(ctx.dataset.appId, `limit=${LIMIT}&cursor=${encodeCursor(appList('messages', ctx.dataset.appId), { createdAt: new Date(createdAt), id })}`), ctx);
   },
   floorRequest: (ctx) =>
     floorGet('messages_deep_cursor', { app: ctx.dataset.appId, limit: LIMIT, before_ts: ctx.dataset.probe.deep.createdAt, before_id: ctx.dataset.probe.deep.id }),
