@@ -239,6 +239,9 @@ function routeOperation(schema: GraphQLSchema, route: RestRoute, host: 'main' | 
       name: aliasOf.get(variable.name) ?? variable.name,
       in: 'query',
       required: variable.required,
+      // The adapter reads an empty value (`?search=`) as the parameter left out, so an empty
+      // value is no breach of the schema's minLength.
+      ...(variable.required ? {} : { allowEmptyValue: true }),
       schema,
       ...(array ? { style: 'form', explode: false } : {}),
     });

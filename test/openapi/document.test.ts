@@ -113,6 +113,11 @@ describe('GET /api/v1/openapi.json', () => {
     const limit = params.find((p) => p.name === 'limit');
     expect(limit).toMatchObject({ in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 200 } });
     expect(params.find((p) => p.name === 'status').schema.enum).toContain('flow_handled');
+    // `?search=` is read as no search: the document allows the empty value its minLength would refuse.
+    expect(params.find((p) => p.name === 'search')).toMatchObject({ allowEmptyValue: true, schema: { minLength: 1 } });
+    const tenant = await server.tenant({ scopes: ['messages:read'] });
+    const empty = await request(`${server.url}/api/v1/analytics/${tenant.appId}/messages?search=`, { token: tenant.accessToken });
+    expect(empty.status).toBe(200);
     const availability = doc.paths['/video/{appId}/availability']!.get.parameters as any[];
     expect(availability.find((p) => p.name === 'durationMinutes')).toMatchObject({ required: true, schema: { minimum: 5, maximum: 480 } });
     const send = doc.paths['/messaging/{appId}/messages']!.post;
