@@ -49,10 +49,21 @@ export function appErrorToGraphQL(error: AppError, source?: GraphQLError): Graph
  * the detail's field, as DESIGN section 3 asks of every validation error.
  */
 function withVariablePath(error: AppError, source: GraphQLError): AppError {
-  const variable = /^Variable "\$([^"]+)" got invalid value /.exec(source.message)?.[1];
-  if (!variable) return error;
-  const at = / at "([^"]+)"; /.exec(source.message)?.[1];
-  const field = (at ?? variable).replace(/\[(\d+)\]/g, '.$1');
+  const refused = refusedVariable(source.message);
+  if (!refused) return error;
+  const { field } = refused;
   const detail = { field, ...describe(error.message) };
   return new AppError(error.type, `Invalid input: ${field}: ${detail.message}`, { ...error, details: [detail] });
+}
+
+/**
+ * The variable an executor's coercion message names, and the dotted path inside it:
+ * `Variable "$input" got invalid value ... at "input.tags[1]"; ...` is input / input.tags.1;
+ * also a required variable not provided or null.
+ */
+export function refusedVariable(message: string): { variable: string; field: string } | undefined {
+  const variable = /^Variable "\$([^"]+)" (?:got invalid value|of required type|of non-null type)/.exec(message)?.[1];
+  if (!variable) return undefined;
+  const at = / at "([^"]+)"; /.exec(message)?.[1];
+  return { variable, field: (at ?? variable).replace(/\[(\d+)\]/g, '.$1') };
 }

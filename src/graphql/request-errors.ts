@@ -13,7 +13,7 @@ import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { AppError } from '../errors/app-error.js';
 import { describe } from '../rest/variables.js';
 import { validationErrorType, type ValidationErrorType } from './builder.js';
-import { appErrorToGraphQL } from './errors.js';
+import { appErrorToGraphQL, refusedVariable } from './errors.js';
 
 /**
  * Errors graphql-js raises before any resolver runs: the document's syntax, its validation
@@ -26,10 +26,9 @@ import { appErrorToGraphQL } from './errors.js';
  */
 export function requestError(schema: GraphQLSchema, error: GraphQLError, executed?: DocumentNode): AppError {
   const document = executed ?? parsed(error);
-  const variable = /^Variable "\$([^"]+)" (?:got invalid value|of required type|of non-null type)/.exec(error.message)?.[1];
-  if (variable) {
-    const at = / at "([^"]+)"; /.exec(error.message)?.[1];
-    const field = (at ?? variable).replace(/\[(\d+)\]/g, '.$1');
+  const refused = refusedVariable(error.message);
+  if (refused) {
+    const { variable, field } = refused;
     const origin = error.originalError instanceof AppError ? error.originalError : undefined;
     // `Variable "$n" got invalid value "x"; Int cannot represent non-integer value: "x"`: the reason.
     const reason = origin?.message ?? (/; /.test(error.message) ? error.message.slice(error.message.lastIndexOf('; ') + 2) : error.message);
