@@ -218,8 +218,22 @@ type SendMessageOutput = FlowMessage | ProductListMessage | TemplateMessage;
 // which fields are optional. Finalizing them again keeps their message.
 const asRaw = (issues: z.core.$ZodIssue[]) => issues as unknown as z.core.$ZodRawIssue[];
 
-export const sendMessageSchema = z.unknown().transform((input, ctx): SendMessageOutput => {
-  refuseUnstorableText(input, ctx);
+/**
+ * A schema with the storable-text check in front: every string of the body, object keys and
+ * free-form JSON included. The GraphQL inputs of sendFlowMessage and the others use it too.
+ */
+export function withStorableText<T>(schema: z.ZodType<T>) {
+  return z.unknown().transform((input, ctx): T => {
+    refuseUnstorableText(input, ctx);
+    const parsed = schema.safeParse(input);
+    // Already final (message and path set); an enclosing schema prefixes the path as usual.
+    if (!parsed.success) ctx.issues.push(...asRaw(parsed.error.issues));
+    return parsed.success && ctx.issues.length === 0 ? parsed.data : z.NEVER;
+  });
+}
+
+/** Any of the three kinds, chosen by `type` (and `interactive.type`). */
+const byKind = z.unknown().transform((input, ctx): SendMessageOutput => {
   const kind = kindOf(input);
   if ('issue' in kind) {
     ctx.addIssue(kind.issue);
@@ -230,24 +244,12 @@ export const sendMessageSchema = z.unknown().transform((input, ctx): SendMessage
     return z.NEVER;
   }
   const parsed = kind.schema.safeParse(input);
-  if (parsed.success) return ctx.issues.length === 0 ? parsed.data : z.NEVER;
-  // Already final (message and path set); an enclosing schema prefixes the path as usual.
+  if (parsed.success) return parsed.data;
   ctx.issues.push(...asRaw(parsed.error.issues));
   return z.NEVER;
 });
 
-/**
- * One kind's schema (the GraphQL inputs of sendFlowMessage and the others), with the text check
- * sendMessageSchema makes: every string of the body, free-form JSON included, must be storable.
- */
-export function withStorableText<T>(schema: z.ZodType<T>) {
-  return z.unknown().transform((input, ctx): T => {
-    refuseUnstorableText(input, ctx);
-    const parsed = schema.safeParse(input);
-    if (!parsed.success) ctx.issues.push(...asRaw(parsed.error.issues));
-    return parsed.success && ctx.issues.length === 0 ? parsed.data : z.NEVER;
-  });
-}
+export const sendMessageSchema = withStorableText(byKind);
 
 export type SendMessage = z.infer<typeof sendMessageSchema>;
 
