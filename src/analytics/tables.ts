@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { apps } from '../apps/tables.js';
+import { keysetInstant } from '../db/columns.js';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
@@ -30,7 +31,7 @@ export const messages = pgTable(
     errorMessage: text('error_message'),
     campaignId: uuid('campaign_id'),
     cost: numeric('cost', { precision: 14, scale: 6, mode: 'number' }).notNull().default(0),
-    createdAt: ts('created_at').notNull(),
+    createdAt: keysetInstant('created_at').notNull(),
   },
   (t) => [
     primaryKey({ columns: [t.appId, t.id] }),
@@ -107,7 +108,7 @@ export const campaigns = pgTable(
     totalContacts: integer('total_contacts').notNull().default(0),
     sentCount: integer('sent_count').notNull().default(0),
     tags: text('tags').array().notNull().default(sql`'{}'::text[]`),
-    createdAt: ts('created_at').notNull(),
+    createdAt: keysetInstant('created_at').notNull(),
   },
   (t) => [
     primaryKey({ columns: [t.appId, t.id] }),
@@ -138,7 +139,7 @@ export const templates = pgTable(
     providerStatus: text('provider_status').notNull(),
     providerRejectionReason: text('provider_rejection_reason'),
     providerQuality: text('provider_quality').notNull(),
-    createdAt: ts('created_at').notNull(),
+    createdAt: keysetInstant('created_at').notNull(),
     updatedAt: ts('updated_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.appId, t.id] }), index('templates_app_created_idx').on(t.appId, t.createdAt, t.id)],

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { bigint, check, foreignKey, type PgColumn, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { apps } from '../apps/tables.js';
 import type { WeeklyHours } from './working-hours.js';
+import { keysetInstant } from '../db/columns.js';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 const appId = () =>
@@ -85,8 +86,8 @@ export const scheduledCalls = pgTable(
     guestEmail: text('guest_email'),
     guestTimezone: text('guest_timezone').notNull(),
     guestIntakeNotes: text('guest_intake_notes'),
-    scheduledAt: ts('scheduled_at').notNull(),
-    endsAt: ts('ends_at').notNull(),
+    scheduledAt: keysetInstant('scheduled_at').notNull(),
+    endsAt: keysetInstant('ends_at').notNull(),
     durationMinutes: integer('duration_minutes').notNull(),
     appTimezone: text('app_timezone').notNull(),
     status: text('status').notNull(),

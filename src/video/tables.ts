@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { boolean, check, foreignKey, index, jsonb, pgTable, primaryKey, text, timestamp, unique, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { apps } from '../apps/tables.js';
+import { keysetInstant } from '../db/columns.js';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
@@ -28,7 +29,7 @@ export const videoCalls = pgTable(
     ccTargetEnv: text('cc_target_env').notNull(),
     ccLangTag: text('cc_lang_tag').notNull(),
     ccUsePopupAuth: boolean('cc_use_popup_auth').notNull(),
-    createdAt: ts('created_at').notNull().defaultNow(),
+    createdAt: keysetInstant('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
   (t) => [

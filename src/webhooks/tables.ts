@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { check, index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { apps } from '../apps/tables.js';
+import { keysetInstant } from '../db/columns.js';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
@@ -52,7 +53,7 @@ export const webhookDeliveries = pgTable(
     leaseId: uuid('lease_id'),
     lastResponseCode: integer('last_response_code'),
     lastError: text('last_error'),
-    createdAt: ts('created_at').notNull().defaultNow(),
+    createdAt: keysetInstant('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
     deliveredAt: ts('delivered_at'),
   },
