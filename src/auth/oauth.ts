@@ -16,6 +16,14 @@ export interface ClientCredentials {
   viaBasic: boolean;
 }
 
+/** 429 for a client id over its budget of failed token requests (DESIGN section 4). */
+function throwIfBlocked(retryAfter: number | undefined): void {
+  if (retryAfter === undefined) return;
+  throw new AppError('rate_limit_exceeded', 'Too many failed authentication attempts for this client', {
+    headers: { 'Retry-After': String(retryAfter) },
+  });
+}
+
 /** The client credentials grant (SPEC: POST /oauth/token; DESIGN section 2). */
 export async function issueToken(runtime: Runtime, input: ClientCredentials) {
   if (input.grantType !== 'client_credentials') {
@@ -30,24 +38,24 @@ export async function issueToken(runtime: Runtime, input: ClientCredentials) {
     });
   }
   const clientId = input.clientId!;
-  const blockedFor = await runtime.rateLimits.tokenAttemptsBlocked(clientId);
-  if (blockedFor !== undefined) {
-    throw new AppError('rate_limit_exceeded', 'Too many failed authentication attempts for this client', {
-      headers: { 'Retry-After': String(blockedFor) },
-    });
-  }
+  // Refused before the secret is hashed while the client id is over its failure budget.
+  throwIfBlocked(await runtime.rateLimits.tokenAttemptsBlocked(clientId));
   const { db } = runtime.database;
   // An id PostgreSQL text cannot hold (NUL) names no client: an unknown client, not a query error.
   const [client] = clientId.includes('\u0000') ? [] : await db.select().from(oauthClients).where(eq(oauthClients.id, clientId)).limit(1);
   // Compare against a decoy when the client is unknown, so timing does not reveal which ids exist.
   const valid = await verifySecret(input.clientSecret!, client?.secretHash ?? (await decoyHash));
+  // Concurrent guesses all passed the check above before any of them failed: only the failures
+  // within the budget are told 401, and a right secret checked once the budget is spent is not
+  // told apart from a wrong one (429 both). At most the budget's worth of answers tell anything.
   if (!client || !valid) {
-    await runtime.rateLimits.recordTokenFailure(clientId);
+    throwIfBlocked(await runtime.rateLimits.recordTokenFailure(clientId));
     throw new AppError('invalid_client', 'Client authentication failed', {
       status: 401,
       headers: input.viaBasic ? { 'WWW-Authenticate': 'Basic realm="switchboard"' } : undefined,
     });
   }
+  throwIfBlocked(await runtime.rateLimits.tokenAttemptsBlocked(clientId));
   const apps = await db.select({ appId: oauthClientApps.appId }).from(oauthClientApps).where(eq(oauthClientApps.clientId, clientId));
   const signed = await signAccessToken(runtime.keys, runtime.tokens, {
     clientId,

@@ -99,8 +99,14 @@ export class RateLimits {
     return undefined;
   }
 
-  async recordTokenFailure(clientId: string): Promise<void> {
-    await this.consumeOne(this.tokenFailureLimiter, clientId);
+  /**
+   * Counts a failed attempt. Returns Retry-After seconds when the failure is over the limit: a
+   * guess checked concurrently with others that already used the budget (they all passed
+   * tokenAttemptsBlocked before any failed) is answered 429, not 401, so it tells nothing.
+   */
+  async recordTokenFailure(clientId: string): Promise<number | undefined> {
+    const res = await this.consumeOne(this.tokenFailureLimiter, clientId);
+    return res.refused ? Math.max(1, Math.ceil(res.msBeforeNext / 1000)) : undefined;
   }
 
   /**

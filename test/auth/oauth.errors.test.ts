@@ -83,6 +83,24 @@ describe('POST /oauth/token errors', () => {
     expectErrorEnvelope(res.body, 'rate_limit_exceeded');
     expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
   });
+
+  it('concurrent guesses: only the budget of them is answered 401, the rest 429, and a right secret among the late ones too', async () => {
+    const victim = await server.tenant({ scopes: ['oauth:revoke'] });
+    const attempt = (secret: string) => token({ json: { grant_type: 'client_credentials', client_id: victim.clientId, client_secret: secret } });
+    // All 12 pass the budget check before any has failed (the secret hash takes tens of ms).
+    const statuses = (await Promise.all(Array.from({ length: 12 }, (_, i) => attempt(`guess-${i}`)))).map((r) => r.status);
+    expect(statuses.filter((s) => s === 401)).toHaveLength(3);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(9);
+    expect((await attempt(victim.clientSecret)).status).toBe(429);
+  });
+
+  it('valid requests do not use the budget: a burst of them all get tokens', async () => {
+    const busy = await server.tenant({ scopes: ['oauth:revoke'] });
+    const statuses = await Promise.all(
+      Array.from({ length: 8 }, () => token({ json: { grant_type: 'client_credentials', client_id: busy.clientId, client_secret: busy.clientSecret } }).then((r) => r.status)),
+    );
+    expect(statuses).toEqual(Array(8).fill(200));
+  });
 });
 
 describe('POST /oauth/revoke errors', () => {
