@@ -1,3 +1,4 @@
+import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorEnvelope, gql, request } from './helpers/http.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
@@ -97,4 +98,62 @@ describe.runIf(process.env.REDIS_URL)('rate limits shared through Redis', () => 
       await second.close();
     }
   });
+});
+
+/**
+ * A TCP proxy to Redis that can go silent: it keeps every connection open and passes requests on,
+ * but drops the replies, as a hung Redis or a half-open link does.
+ */
+async function silenceableProxy(target: URL) {
+  let silent = false;
+  const sockets = new Set<Socket>();
+  const proxy = createServer((client) => {
+    const upstream = connect(Number(target.port || 6379), target.hostname);
+    sockets.add(client).add(upstream);
+    client.on('data', (chunk) => upstream.write(chunk));
+    upstream.on('data', (chunk) => {
+      if (!silent) client.write(chunk);
+    });
+    for (const [a, b] of [[client, upstream], [upstream, client]] as const) {
+      a.on('error', () => b.destroy());
+      a.on('close', () => b.destroy());
+    }
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `redis://127.0.0.1:${(proxy.address() as AddressInfo).port}${target.pathname}`,
+    silence: () => void (silent = true),
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => proxy.close(resolve));
+    },
+  };
+}
+
+describe.runIf(process.env.REDIS_URL)('rate limits with a Redis that stops answering', () => {
+  it('fall back to memory within a second: no request waits on the silent connection', async () => {
+    const proxy = await silenceableProxy(new URL(process.env.REDIS_URL!));
+    const instance = await startTestServer({ REDIS_URL: proxy.url });
+    try {
+      const tenant = await instance.tenant({ rate: { minute: 3 } });
+      const timed = async () => {
+        const started = performance.now();
+        const res = await gql(instance.url, tenant.accessToken, '{ viewer { clientId } }');
+        return { status: res.status, ms: performance.now() - started };
+      };
+      expect((await timed()).status).toBe(200); // counted in Redis
+      proxy.silence();
+      const answers = [];
+      for (let i = 0; i < 4; i++) answers.push(await timed());
+      // Counted in memory from zero: three allowed, then 429; none waits on Redis past its timeout.
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 429]);
+      for (const { ms } of answers) expect(ms).toBeLessThan(3000);
+      // Once the silent socket is dropped, requests do not wait at all.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect((await timed()).ms).toBeLessThan(400);
+    } finally {
+      await instance.close();
+      await proxy.close();
+    }
+  }, 30_000);
 });

@@ -12,6 +12,11 @@ export const windows = [
 ] as const;
 export type WindowName = (typeof windows)[number]['name'];
 
+/** How long a rate-limit command may wait on Redis before its request is counted in memory. */
+export const REDIS_COMMAND_TIMEOUT_MS = 500;
+/** How long the Redis socket may stay silent with commands pending before it is dropped. */
+export const REDIS_SOCKET_TIMEOUT_MS = 1000;
+
 export interface ClientQuota {
   minute: number;
   hour: number;
@@ -59,6 +64,14 @@ export class RateLimits {
         maxRetriesPerRequest: 0,
         connectTimeout: 2000,
         lazyConnect: false,
+        // A Redis that keeps the connection open but stops answering (a hung server, a
+        // half-open link) is still "ready" to ioredis: without these every request waited on
+        // it for as long as the socket stayed up (an audit: minutes). A command unanswered in
+        // COMMAND_TIMEOUT_MS fails, so its request falls back to memory; a socket silent for
+        // SOCKET_TIMEOUT_MS with commands pending is dropped, and until a reconnect is ready
+        // again every request goes to memory at once.
+        commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+        socketTimeout: REDIS_SOCKET_TIMEOUT_MS,
       });
       let down = false;
       this.redis.on('error', (error) => {
