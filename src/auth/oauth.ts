@@ -174,6 +174,16 @@ async function lookUp(runtime: Runtime, auth: AuthContext): Promise<AuthRow | un
   return row;
 }
 
+/**
+ * Whether a token a long-lived stream was opened with still holds: not expired, not revoked and
+ * its client not deleted (the same database answer as a request's, batched with theirs).
+ */
+export async function stillAuthorized(runtime: Runtime, auth: AuthContext): Promise<boolean> {
+  if (auth.expiresAt.getTime() <= Date.now()) return false;
+  const row = await lookUp(runtime, auth);
+  return row !== undefined && !row.revoked;
+}
+
 /** Bearer token → caller, checked against revocation on every request. */
 export async function authenticate(runtime: Runtime, authorization: string | undefined): Promise<Authentication> {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');

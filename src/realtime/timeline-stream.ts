@@ -1,4 +1,5 @@
 import { and, eq } from 'drizzle-orm';
+import { stillAuthorized } from '../auth/oauth.js';
 import { validationFailed } from '../errors/app-error.js';
 import type { RequestContext } from '../runtime.js';
 import { scheduledCallEvents, type ScheduledCallEventRow } from '../scheduling/tables.js';
@@ -31,7 +32,8 @@ function timelineStream(
   // A hand-written iterator, not an async generator: when the client goes away graphql-sse calls
   // return(), which must unsubscribe at once even while next() is waiting for an event (an async
   // generator suspended at an await could only finish after the app's next event).
-  const database = ctx.runtime.database;
+  const { runtime, auth } = ctx;
+  const database = runtime.database;
   const buffer: ScheduledCallEventRow[] = [];
   const replay: ScheduledCallEventRow[] = [];
   const replayed = new Set<number>();
@@ -39,7 +41,7 @@ function timelineStream(
   let ended = false;
   let waiting: ((result: IteratorResult<ScheduledCallEventRow>) => void) | undefined;
   const done = (): IteratorResult<ScheduledCallEventRow> => ({ value: undefined, done: true });
-  const unsubscribe = ctx.runtime.timeline.subscribe(
+  const unsubscribe = runtime.timeline.subscribe(
     filter,
     (event) => {
       buffer.push(event);
@@ -50,6 +52,17 @@ function timelineStream(
       wake();
     },
   );
+  // The stream holds its token as a request does (DESIGN section 2): it ends when the token
+  // expires, even while idle, and no event is sent once the token is revoked or its client
+  // deleted (checked before each live event and before each page of stored ones).
+  const cancelExpiry = auth ? atExpiry(auth.expiresAt, () => end()) : undefined;
+  function end() {
+    ended = true;
+    buffer.length = 0;
+    replay.length = 0;
+    replayFrom = undefined;
+    wake();
+  }
   function wake() {
     if (!waiting) return;
     const resolve = waiting;
@@ -72,28 +85,40 @@ function timelineStream(
   }
   function finish(): IteratorResult<ScheduledCallEventRow> {
     ended = true;
+    cancelExpiry?.();
     unsubscribe();
     const resolve = waiting;
     waiting = undefined;
     resolve?.(done());
     return done();
   }
+  /** The next event to send and whether the token must be checked first; undefined at the end. */
+  async function nextEvent(): Promise<[ScheduledCallEventRow, boolean] | undefined> {
+    if (ended && buffer.length === 0) return undefined;
+    // Replay first, a page at a time, then live events.
+    let newPage = false;
+    while (replayFrom !== undefined && replay.length === 0) {
+      const page = await eventsAfter(database, filter, replayFrom, REPLAY_PAGE);
+      replay.push(...page);
+      for (const event of page) replayed.add(event.seq);
+      replayFrom = page.length < REPLAY_PAGE ? undefined : page[page.length - 1]!.seq;
+      newPage = true;
+    }
+    const stored = replay.shift();
+    if (stored) return [stored, newPage];
+    const live = takeLive();
+    if (live) return [live, true];
+    if (ended) return undefined;
+    const result = await new Promise<IteratorResult<ScheduledCallEventRow>>((resolve) => (waiting = resolve));
+    return result.done ? undefined : [result.value, true];
+  }
   const iterator: AsyncGenerator<ScheduledCallEventRow> = {
     async next() {
-      if (ended && buffer.length === 0) return finish();
-      // Replay first, a page at a time, then live events.
-      while (replayFrom !== undefined && replay.length === 0) {
-        const page = await eventsAfter(database, filter, replayFrom, REPLAY_PAGE);
-        replay.push(...page);
-        for (const event of page) replayed.add(event.seq);
-        replayFrom = page.length < REPLAY_PAGE ? undefined : page[page.length - 1]!.seq;
-      }
-      const stored = replay.shift();
-      if (stored) return { value: stored, done: false };
-      const live = takeLive();
-      if (live) return { value: live, done: false };
-      if (ended) return finish();
-      return new Promise((resolve) => (waiting = resolve));
+      const next = await nextEvent();
+      if (!next) return finish();
+      const [event, check] = next;
+      if (check && auth && !(await stillAuthorized(runtime, auth))) return finish();
+      return { value: event, done: false };
     },
     async return() {
       return finish();
@@ -107,6 +132,21 @@ function timelineStream(
     },
   } as unknown as AsyncGenerator<ScheduledCallEventRow>;
   return iterator;
+}
+
+/** Longest delay setTimeout takes (a longer one fires at once). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Calls `then` at `at`, however far ahead (re-armed in steps of MAX_TIMER_MS); returns a cancel. */
+function atExpiry(at: Date, then: () => void): () => void {
+  let timer: NodeJS.Timeout;
+  const arm = () => {
+    const left = at.getTime() - Date.now();
+    timer = setTimeout(() => (at.getTime() <= Date.now() ? then() : arm()), Math.max(0, Math.min(left, MAX_TIMER_MS)));
+    timer.unref();
+  };
+  arm();
+  return () => clearTimeout(timer);
 }
 
 /** The position of `after`: an event of this app (and call), else invalid_request. */

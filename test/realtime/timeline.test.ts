@@ -1,5 +1,6 @@
 import { createClient, type Client } from 'graphql-sse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signAccessToken } from '../../src/auth/tokens.js';
 import { appendEvents } from '../../src/scheduling/timeline.js';
 import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
 import { agent, agentIdOf, api, everyDay, futureDay, importRecords } from '../scheduling/fixtures.js';
@@ -234,5 +235,45 @@ describe('disconnects', () => {
     const deadline = Date.now() + 3000;
     while (server.runtime.timeline.size > before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(server.runtime.timeline.size).toBe(before);
+  });
+});
+
+describe('the token of an open stream (DESIGN section 2)', () => {
+  const revoke = (bearer: string, token: string) =>
+    fetch(`${server.url}/api/v1/oauth/revoke`, { method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: JSON.stringify({ token }) });
+
+  it('revoked: the stream sends no further event and completes', async () => {
+    const watcher = await server.tenant();
+    await importRecords(server, watcher.appId, [agent(1, 'UTC', everyDay('00:00', '24:00'))]);
+    const streamToken = await watcher.token();
+    const sub = subscribe(server.url, streamToken, APP_EVENTS, { app: watcher.appId });
+    await settle();
+    await book(watcher, 5, 10);
+    await sub.until(1);
+    expect((await revoke(watcher.accessToken, streamToken)).status).toBe(200);
+    await book(watcher, 5, 12);
+    await Promise.race([sub.done, new Promise((r) => setTimeout(r, 5000))]);
+    expect(sub.completed).toBe(true);
+    expect(sub.received.map((r) => r.data?.scheduledCallEvents?.eventType)).toEqual(['created']);
+  });
+
+  it('expired: the stream completes at the expiry, idle or not', async () => {
+    const watcher = await server.tenant();
+    await importRecords(server, watcher.appId, [agent(1, 'UTC', everyDay('00:00', '24:00'))]);
+    // A token of the watcher's client that expires in 2 s (the service issues at least 60 s).
+    const { token } = await signAccessToken(server.runtime.keys, { ...server.runtime.tokens, ttlSeconds: 2 }, {
+      clientId: watcher.clientId,
+      scopes: ['scheduling:read'],
+      apps: [watcher.appId],
+    });
+    const sub = subscribe(server.url, token, APP_EVENTS, { app: watcher.appId });
+    await settle();
+    await book(watcher, 6, 10);
+    await sub.until(1);
+    await Promise.race([sub.done, new Promise((r) => setTimeout(r, 5000))]);
+    expect(sub.completed).toBe(true);
+    await book(watcher, 6, 12);
+    await settle();
+    expect(sub.received).toHaveLength(1);
   });
 });
