@@ -167,6 +167,11 @@ const renderBundledGraphiQL = async (options: GraphiQLOptions) => (await import(
 
 export function createGraphQLServer(runtime: Runtime, schema: GraphQLSchema): YogaServerInstance<YogaServerContext, RequestContext> {
   const { config, logger } = runtime;
+  // yoga logs at error level every error maskError replaces, the client's own (a validation
+  // error, a 409) as much as a fault. maskError below logs faults itself, with the request's
+  // context; yoga's line for an error it has seen goes to debug.
+  const masked = new WeakSet<object>();
+  const seenByMaskError = (args: unknown[]) => args.length === 1 && typeof args[0] === 'object' && args[0] !== null && masked.has(args[0]);
   return createYoga<YogaServerContext, RequestContext>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -184,7 +189,7 @@ export function createGraphQLServer(runtime: Runtime, schema: GraphQLSchema): Yo
       debug: (...args) => logger.debug({ yoga: args }, 'yoga'),
       info: (...args) => logger.info({ yoga: args }, 'yoga'),
       warn: (...args) => logger.warn({ yoga: args }, 'yoga'),
-      error: (...args) => logger.error({ yoga: args }, 'yoga'),
+      error: (...args) => (seenByMaskError(args) ? logger.debug({ yoga: args }, 'yoga: error masked') : logger.error({ yoga: args }, 'yoga')),
     },
     graphiql: {
       title: 'Switchboard GraphQL',
@@ -205,6 +210,7 @@ export function createGraphQLServer(runtime: Runtime, schema: GraphQLSchema): Yo
     ],
     maskedErrors: {
       maskError: (error) => {
+        if (typeof error === 'object' && error !== null) masked.add(error);
         // The document's own errors (syntax, validation, limits, arguments and variables that
         // do not coerce): the REST error type, details, 400 (DESIGN section 3).
         if (error instanceof GraphQLError && isRequestError(error)) return appErrorToGraphQL(requestError(schema, error), error);

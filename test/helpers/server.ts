@@ -5,7 +5,7 @@ import type { Scope } from '../../src/auth/scopes.js';
 import { closeRuntime, createRuntime } from '../../src/boot.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startServers, type RunningServers } from '../../src/http/server.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger, type Logger } from '../../src/log.js';
 import type { Runtime } from '../../src/runtime.js';
 
 /**
@@ -49,7 +49,7 @@ export const allScopes: Scope[] = [
   'webhooks:write',
 ];
 
-export async function startTestServer(overrides: Partial<Record<keyof Config, string>> = {}): Promise<TestServer> {
+export async function startTestServer(overrides: Partial<Record<keyof Config, string>> = {}, options: { logger?: Logger } = {}): Promise<TestServer> {
   // An explicit DATABASE_URL joins an existing database (a second instance); otherwise a fresh one.
   const database = overrides.DATABASE_URL
     ? undefined
@@ -68,7 +68,7 @@ export async function startTestServer(overrides: Partial<Record<keyof Config, st
     ...overrides,
     DATABASE_URL: overrides.DATABASE_URL ?? database?.url,
   });
-  const runtime = await createRuntime(config, createLogger(config.LOG_LEVEL));
+  const runtime = await createRuntime(config, options.logger ?? createLogger(config.LOG_LEVEL));
   const servers = await startServers(runtime, { main: 0, video: 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${servers.mainPort}`;
 
