@@ -1,14 +1,15 @@
 import { importNdjson } from '../importer/ndjson.js';
 import { importTypes } from '../importer/types.js';
 import type { Runtime } from '../runtime.js';
-import { parseCommandArgs, requireOption, UsageError } from './args.js';
+import { requireAppOption } from './app-option.js';
+import { parseCommandArgs, UsageError } from './args.js';
 import { progressLine } from './progress.js';
 
 export async function importCommand(runtime: Runtime, argv: string[]) {
   const { values, positionals } = parseCommandArgs(argv, { app: { type: 'string' } });
-  const appId = requireOption(values.app, 'app');
   const file = positionals[0];
   if (!file) throw new UsageError('import needs a FILE (or - for stdin)');
+  const appId = await requireAppOption(runtime, values.app);
   const progress = progressLine('import');
   const counts = await importNdjson({
     db: runtime.database.db,

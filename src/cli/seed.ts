@@ -1,18 +1,16 @@
-import { eq } from 'drizzle-orm';
 import { seedAnalytics } from '../analytics/seed.js';
-import { apps } from '../apps/tables.js';
 import type { Runtime } from '../runtime.js';
+import { requireAppOption } from './app-option.js';
 import { parseCommandArgs, requireOption, UsageError } from './args.js';
 import { progressBar } from './progress.js';
 
 export async function seedCommand(runtime: Runtime, argv: string[]) {
   const { values } = parseCommandArgs(argv, { app: { type: 'string' }, messages: { type: 'string' }, seed: { type: 'string' } });
-  const appId = requireOption(values.app, 'app');
-  if (!/^[0-9a-f-]{36}$/i.test(appId)) throw new UsageError('--app must be an app id (UUID)');
   const count = Number(requireOption(values.messages, 'messages'));
   if (!Number.isInteger(count) || count < 1 || count > 50_000_000) throw new UsageError('--messages must be a whole number from 1 to 50,000,000');
-  const [app] = await runtime.database.db.select({ id: apps.id }).from(apps).where(eq(apps.id, appId)).limit(1);
-  if (!app) throw new UsageError(`no app ${appId} (create one with: apps create --name NAME)`);
+  // Any other --seed gave NaN, which the generator read as 0: every "seed" made the same data.
+  if (values.seed !== undefined && !/^\d{1,9}$/.test(values.seed)) throw new UsageError('--seed must be a whole number from 0 to 999,999,999');
+  const appId = await requireAppOption(runtime, values.app);
   const started = Date.now();
   const bar = progressBar('seed messages', count);
   const result = await seedAnalytics({ db: runtime.database.db, appId, messages: count, seed: values.seed ? Number(values.seed) : undefined, progress: bar });

@@ -47,16 +47,28 @@ export async function importNdjson(args: {
   const counts: Record<string, number> = {};
   const stream = typeof args.input === 'string' ? createReadStream(args.input, 'utf8') : args.input;
   await args.db.transaction(async (tx) => {
-    let pending: { type: ImportType; records: unknown[]; firstLine: number; lastLine: number } | undefined;
+    let pending: { type: ImportType; entries: Entry[]; firstLine: number; lastLine: number } | undefined;
     const flush = async () => {
       if (!pending) return;
       const batch = pending;
       pending = undefined;
+      const entries = lastPerId(batch.entries);
+      const write = (records: unknown[]) => tx.transaction((savepoint) => batch.type.write(savepoint, args.appId, records));
       try {
-        await batch.type.write(tx, args.appId, lastPerId(batch.records));
+        // In a savepoint: a batch the database refuses can be tried again record by record.
+        await write(entries.map((e) => e.record));
       } catch (error) {
-        const where = batch.firstLine === batch.lastLine ? '' : ` (in the batch of lines ${batch.firstLine}-${batch.lastLine})`;
-        throw new ImportLineError(batch.firstLine, `${batch.type.type} could not be written${where}: ${(error as Error).message}`);
+        // Name the line (DESIGN section 5): one record at a time, in file order, until one is
+        // refused. The import is aborted either way, so what these writes leave does not stay.
+        for (const entry of entries) {
+          try {
+            await write([entry.record]);
+          } catch (lineError) {
+            throw new ImportLineError(entry.line, `${batch.type.type} could not be written: ${writeFailure(lineError)}`);
+          }
+        }
+        // Only in combination (e.g. two lines of the batch that collide): the batch's lines.
+        throw new ImportLineError(batch.firstLine, `${batch.type.type} could not be written (in the batch of lines ${batch.firstLine}-${batch.lastLine}): ${writeFailure(error)}`);
       }
     };
     let lineNo = 0;
@@ -80,9 +92,9 @@ export async function importNdjson(args: {
         const details = zodIssuesToDetails(parsed.error.issues).map((d) => `${d.field || '(record)'}: ${d.message}`);
         throw new ImportLineError(lineNo, `invalid ${importType.type}: ${details.join('; ')}`);
       }
-      if (pending && (pending.type !== importType || pending.records.length >= BATCH)) await flush();
-      pending ??= { type: importType, records: [], firstLine: lineNo, lastLine: lineNo };
-      pending.records.push(parsed.data);
+      if (pending && (pending.type !== importType || pending.entries.length >= BATCH)) await flush();
+      pending ??= { type: importType, entries: [], firstLine: lineNo, lastLine: lineNo };
+      pending.entries.push({ record: parsed.data, line: lineNo });
       pending.lastLine = lineNo;
       counts[importType.type] = (counts[importType.type] ?? 0) + 1;
       if (lineNo % 1000 === 0) args.progress?.(lineNo, false);
@@ -93,17 +105,33 @@ export async function importNdjson(args: {
   return counts;
 }
 
+/** A parsed record and the line it came from. */
+interface Entry {
+  record: unknown;
+  line: number;
+}
+
 /** Upsert on id: a later line wins, and one INSERT ... ON CONFLICT cannot touch a row twice. */
-function lastPerId(records: unknown[]): unknown[] {
-  const byId = new Map<unknown, unknown>();
-  const withoutId: unknown[] = [];
-  for (const record of records) {
-    const id = (record as { id?: unknown }).id;
-    if (id === undefined) withoutId.push(record);
+function lastPerId(entries: Entry[]): Entry[] {
+  const byId = new Map<unknown, Entry>();
+  const withoutId: Entry[] = [];
+  for (const entry of entries) {
+    const id = (entry.record as { id?: unknown }).id;
+    if (id === undefined) withoutId.push(entry);
     else {
       byId.delete(id);
-      byId.set(id, record);
+      byId.set(id, entry);
     }
   }
   return [...withoutId, ...byId.values()];
+}
+
+/**
+ * The database's own words for a refused write. drizzle wraps them as "Failed query: <the SQL>
+ * params: <every value of the batch>", up to 500 records of the file in one error line.
+ */
+function writeFailure(error: unknown): string {
+  const cause = (error as { cause?: unknown }).cause;
+  if (error instanceof Error && error.message.startsWith('Failed query:') && cause instanceof Error) return cause.message;
+  return error instanceof Error ? error.message : String(error);
 }

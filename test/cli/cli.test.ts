@@ -74,6 +74,20 @@ describe('npm run cli', () => {
     expect(res.stderr).toMatch(/line 2: unknown record type "mystery"/);
   });
 
+  it.each([
+    [['import', '--app', '00000000-0000-4000-8000-000000000000', 'FILE'], /no app 00000000-0000-4000-8000-000000000000/],
+    [['import', '--app', 'nope', 'FILE'], /--app must be an app id \(UUID\)/],
+    [['seed', '--app', '00000000-0000-4000-8000-000000000000', '--messages', '10', '--seed', 'abc'], /--seed must be a whole number/],
+  ])('%j says what is wrong with the option, exit 1', async (args, message) => {
+    const file = path.join(dataDir, 'ok.ndjson');
+    writeFileSync(file, '{"type":"campaign","id":"00000000-0000-4000-8000-000000000001","name":"C","status":"active","total_contacts":1,"sent_count":1,"created_at":"2026-03-01T00:00:00Z","tags":[]}\n');
+    const res = await cli(args.map((a) => (a === 'FILE' ? file : a)));
+    expect(res.code).toBe(1);
+    expect(res.stdout).toBe('');
+    expect(res.stderr).toMatch(message);
+    expect(res.stderr).not.toMatch(/Failed query|params:/);
+  });
+
   it('refuses clearly while another process owns the embedded DATA_DIR', async () => {
     const holder = await openDatabase({ DATA_DIR: path.join(dataDir, 'db'), DB_POOL_MAX: 1, DB_PREPARE: true }, createLogger('silent'));
     try {

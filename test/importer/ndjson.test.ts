@@ -47,4 +47,18 @@ describe('importNdjson', () => {
     await expect(run(text)).rejects.toThrow(message);
     expect(await appCount()).toBe(before);
   });
+
+  it('a record the database refuses is named by its own line, in the database\'s words, not the SQL and its values', async () => {
+    const before = await appCount();
+    // Line 3 of one batch of 4: a name PostgreSQL text cannot hold (NUL; the test type checks nothing).
+    const names = ['ok-1', 'ok-2', 'bad\u0000name', 'ok-4'];
+    const text = names.map((name, i) => JSON.stringify({ type: 'widget', id: uuid(20 + i), name })).join('\n');
+    const error = await run(text).then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    expect(error?.message).toMatch(/^line 3: widget could not be written: /);
+    expect(error?.message).not.toMatch(/Failed query|params:|ok-2/);
+    expect(await appCount()).toBe(before);
+  });
 });

@@ -52,7 +52,7 @@ describe('import: agent, availability_exception, dnd, scheduled_call (DESIGN sec
     ['a window ending before it starts', [agent(1, 'UTC', {}), { type: 'dnd', id: dndIdOf(2), agent_id: A1, start_utc: '2026-03-09T12:00:00Z', end_utc: '2026-03-09T11:00:00Z' }], /line 2: invalid dnd: end_utc/],
     ['an exception of an agent not in the app', [{ type: 'availability_exception', id: exceptionIdOf(3), agent_id: agentIdOf(50), kind: 'blocked', start_utc: '2026-03-09T12:00:00Z', end_utc: '2026-03-09T13:00:00Z' }], /line 1: .*not in this app/],
     ['a call of an agent not in the app', [importedCall(5, 50, '2026-03-09T10:00:00.000Z')], /line 1: .*not in this app/],
-    ['two scheduled calls of one agent that overlap', [agent(1, 'UTC', {}), importedCall(6, 1, '2026-03-09T10:00:00.000Z', 60), importedCall(7, 1, '2026-03-09T10:30:00.000Z', 60)], /line 2: .*overlaps another scheduled call/],
+    ['two scheduled calls of one agent that overlap', [agent(1, 'UTC', {}), importedCall(6, 1, '2026-03-09T10:00:00.000Z', 60), importedCall(7, 1, '2026-03-09T10:30:00.000Z', 60)], /line 3: .*overlaps another scheduled call/],
     ['a cancelled call without cancelled_at', [agent(1, 'UTC', {}), importedCall(8, 1, '2026-03-09T10:00:00.000Z', 30, { status: 'cancelled' })], /line 2: invalid scheduled_call: cancelled_at/],
     ['a call with an unknown status', [agent(1, 'UTC', {}), importedCall(9, 1, '2026-03-09T10:00:00.000Z', 30, { status: 'booked' })], /line 2: invalid scheduled_call: status/],
   ];
