@@ -13,6 +13,7 @@ export const errorStatus = {
   method_not_allowed: 405,
   conflict: 409,
   payload_too_large: 413,
+  unsupported_media_type: 415,
   unprocessable: 422,
   outside_service_window: 422,
   no_matching_products: 422,

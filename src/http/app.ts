@@ -169,7 +169,13 @@ export function createMainApp(runtime: Runtime, schema: GraphQLSchema, routes: r
   // The method first (405 with or without a token), then the size, the token, and for a GET the
   // JSON of its query parameters.
   const graphqlAuth = requireAuth(runtime, graphqlShape, 'graphql');
-  const execute = (c: import('hono').Context<HttpEnv>) => yoga.fetch(c.req.raw, c.get('requestContext'));
+  const execute = async (c: import('hono').Context<HttpEnv>) => {
+    const response = await yoga.fetch(c.req.raw, c.get('requestContext'));
+    // yoga answers a POST body it has no parser for (text/plain, say) with a bare 415: give it the
+    // envelope every other refusal has.
+    if (response.status === 415) return graphqlShape(new AppError('unsupported_media_type', 'Send the operation as JSON: Content-Type: application/json'), c);
+    return response;
+  };
   app.on(['GET', 'POST'], '/graphql', tooLarge, async (c, next) => (isGraphiQLPage(c) ? next() : graphqlAuth(c, next)), getParamsAreJson, execute);
   app.all('/graphql', methodNotAllowed('Use GET or POST'));
   // graphql-sse, distinct-connections mode (DESIGN section 1): the token is checked on connect,

@@ -89,6 +89,17 @@ describe('the HTTP edge', () => {
     expect(ok.body.data.viewer.clientId).toBe(tenant.clientId);
   });
 
+  it('GraphQL: a POST body that is not JSON is 415 unsupported_media_type in the GraphQL envelope, with the request id', async () => {
+    const res = await request(`${server.url}/graphql`, {
+      token: tenant.accessToken,
+      body: JSON.stringify({ query: '{ viewer { clientId } }' }),
+      headers: { 'content-type': 'text/plain' },
+    });
+    expect(res.status).toBe(415);
+    expect(res.body.errors[0]).toMatchObject({ message: expect.stringContaining('application/json'), extensions: { code: 'unsupported_media_type' } });
+    expect(res.headers.get('x-request-id')).toBeTruthy();
+  });
+
   it('413 payload_too_large for a body over 1 MiB, on REST and GraphQL', async () => {
     const big = JSON.stringify({ token: 'x'.repeat(1024 * 1024 + 10) });
     const json = { 'content-type': 'application/json' };
