@@ -45,6 +45,11 @@ export interface RestRoute<TData = Record<string, unknown>> {
    * whole body there (field paths in errors are then relative to the body).
    */
   body?: 'spread' | { variable: string } | BodyMapping;
+  /**
+   * Keys a 'spread' body may carry that the document does not read (RFC 7009's token_type_hint on
+   * revoke); any other key that is not one of its variables is refused as `unrecognized`.
+   */
+  ignoredBodyKeys?: readonly string[];
   /** error.type for a body that is not JSON (SPEC names it per endpoint). */
   invalidJson?: ErrorType;
   /** Query parameters renamed onto variables, e.g. { reason: 'queryReason' }. */
@@ -82,6 +87,8 @@ interface PreparedRoute {
   scope?: Scope;
   /** Variables of a list type: a query parameter given more than once adds to the list. */
   listVariables: ReadonlySet<string>;
+  /** Variables a 'spread' body may set: the document's, less the path's parameters. */
+  bodyVariables: ReadonlySet<string>;
 }
 
 export function prepareRoute(schema: GraphQLSchema, route: RestRoute): PreparedRoute {
@@ -110,6 +117,9 @@ export function prepareRoute(schema: GraphQLSchema, route: RestRoute): PreparedR
           return type !== undefined && isListType(isNonNullType(type) ? type.ofType : type);
         })
         .map((d) => d.variable.name.value),
+    ),
+    bodyVariables: new Set(
+      (operation.variableDefinitions ?? []).map((d) => d.variable.name.value).filter((name) => !route.path.split('/').includes(`:${name}`)),
     ),
   };
 }
@@ -181,7 +191,13 @@ async function runRoute(c: HonoContext<HttpEnv>, schema: GraphQLSchema, prepared
       if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
         throw new AppError(route.invalidJson ?? 'invalid_request', 'Body must be a JSON object');
       }
-      for (const [key, value] of Object.entries((body ?? {}) as Record<string, unknown>)) {
+      const entries = Object.entries((body ?? {}) as Record<string, unknown>);
+      // A misspelt key (`reasn`) was dropped in silence and the call cancelled without its reason.
+      const unknown = entries.filter(([key]) => !prepared.bodyVariables.has(key) && !route.ignoredBodyKeys?.includes(key));
+      if (unknown.length > 0) {
+        throw validationFailed(unknown.map(([key]) => ({ field: key, code: 'unrecognized' as const, message: 'Unrecognized field' })), prepared.rootErrorType);
+      }
+      for (const [key, value] of entries) {
         if (!fromStrings.has(key) || raw[key] === undefined) raw[key] = value;
       }
     } else if ('variable' in route.body) {

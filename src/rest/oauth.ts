@@ -9,6 +9,8 @@ export const revokeRoute = defineRoute<{ revokeToken: boolean }>({
   path: '/oauth/revoke',
   document: 'mutation RestRevokeToken($token: String!) { revokeToken(token: $token) }',
   body: 'spread',
+  // RFC 7009 lets a client say which kind of token it revokes; there is one kind here.
+  ignoredBodyKeys: ['token_type_hint'],
   invalidJson: 'invalid_request',
   respond: () => ({ body: withMeta({}) }),
 });

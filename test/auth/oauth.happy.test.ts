@@ -81,6 +81,17 @@ describe('POST /oauth/revoke', () => {
     expect(again.body.error.type).toBe('unauthorized');
   });
 
+  it("takes RFC 7009's token_type_hint and refuses any other unknown key", async () => {
+    const hinted = await tenant.token();
+    const ok = await request(`${server.url}/api/v1/oauth/revoke`, { token: tenant.accessToken, json: { token: hinted, token_type_hint: 'access_token' } });
+    expect(ok.status).toBe(200);
+    expect((await request(`${server.url}/graphql`, { token: hinted, json: { query: '{ viewer { clientId } }' } })).status).toBe(401);
+    const other = await tenant.token();
+    const refused = await request(`${server.url}/api/v1/oauth/revoke`, { token: tenant.accessToken, json: { token: other, tokn: other } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ type: 'invalid_request', details: [{ field: 'tokn', code: 'unrecognized' }] });
+  });
+
   it('succeeds for an invalid or already revoked token', async () => {
     for (const token of ['not-a-jwt', 'a.b.c', tenant.accessToken.slice(0, -4) + 'AAAA']) {
       const res = await request(`${server.url}/api/v1/oauth/revoke`, { token: tenant.accessToken, json: { token } });

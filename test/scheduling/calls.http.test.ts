@@ -369,6 +369,18 @@ describe('DELETE /video/{appId}/scheduled-calls/{id}', () => {
     expect(res.status).toBe(400);
     expectErrorEnvelope(res.body, 'invalid_request');
   });
+
+  it('400 for a body key it does not know (a misspelt reason), and the call stays as it was', async () => {
+    const { a } = await setUp();
+    const id = (await a.create(booking(futureDay(15, 16)))).body.data.call.id;
+    for (const body of [{ reasn: 'typo' }, { reason: 'fine', appId: 'x' }]) {
+      const res = await a.cancel(id, { json: body });
+      expect(res.status).toBe(400);
+      expectErrorEnvelope(res.body, 'invalid_request');
+      expect(res.body.error.details).toEqual([{ field: Object.keys(body).at(-1), code: 'unrecognized', message: 'Unrecognized field' }]);
+    }
+    expect((await a.get(id)).body.data.call.status).toBe('scheduled');
+  });
 });
 
 describe('tenancy and scopes', () => {
