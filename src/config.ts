@@ -1,4 +1,16 @@
+import { createECDH } from 'node:crypto';
 import { z } from 'zod';
+
+/** A setting the service cannot start with: reported as one line, without a stack trace. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+// Node's timers take at most 2^31-1 ms; a longer delay silently becomes 1 ms (an idle server
+// would then re-read its keys or poll in a busy loop), so every millisecond setting has a
+// maximum well below it.
+const HOUR_MS = 3_600_000;
+const ms = (min: number, max: number, fallback: number) => z.coerce.number().int().min(min).max(max).default(fallback);
 
 // Every environment variable the service reads, parsed once (STYLE: "Config is read once").
 const flag = z
@@ -22,10 +34,20 @@ const envSchema = z.object({
   JWT_ISSUER: z.string().default('switchboard'),
   JWT_AUDIENCE: z.string().default('switchboard-api'),
   // Optional private signing key (JWK JSON); otherwise one is generated once and kept in the database.
-  JWT_PRIVATE_JWK: z.string().optional(),
+  JWT_PRIVATE_JWK: z
+    .string()
+    .optional()
+    .superRefine((value, ctx) => {
+      if (value === undefined) return;
+      try {
+        parseSigningJwk(value);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      }
+    }),
   TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86400).default(3600),
   // How often every instance re-reads the signing keys (a rotation takes effect within this).
-  KEYS_RELOAD_MS: z.coerce.number().int().min(100).default(60_000),
+  KEYS_RELOAD_MS: ms(100, 24 * HOUR_MS, 60_000),
   RATE_LIMIT_MINUTE: z.coerce.number().int().min(1).default(600),
   RATE_LIMIT_HOUR: z.coerce.number().int().min(1).default(20000),
   RATE_LIMIT_DAY: z.coerce.number().int().min(1).default(200000),
@@ -35,7 +57,7 @@ const envSchema = z.object({
   GRAPHQL_MAX_COMPLEXITY: z.coerce.number().int().min(10).default(2000),
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(1).default(30),
   GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(100).default(5000),
-  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10000),
+  SHUTDOWN_GRACE_MS: ms(0, HOUR_MS, 10000),
   WEBHOOK_ALLOW_PRIVATE: flag,
   // Browser origins allowed to call the API (comma-separated, or *); unset: CORS closed.
   CORS_ORIGINS: z
@@ -45,14 +67,16 @@ const envSchema = z.object({
   // Webhook worker (DESIGN section 7): poll interval (0: no poller in this process), send
   // timeout, deliveries claimed per poll, and the retry delays in seconds after each failed
   // attempt (Standard Webhooks' example schedule; each gets +-10% jitter).
-  WEBHOOK_POLL_MS: z.coerce.number().int().min(0).default(1000),
-  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60000).default(15000),
+  WEBHOOK_POLL_MS: ms(0, HOUR_MS, 1000),
+  WEBHOOK_TIMEOUT_MS: ms(100, 60000, 15000),
   WEBHOOK_BATCH: z.coerce.number().int().min(1).max(500).default(20),
   WEBHOOK_RETRY_SCHEDULE: z
     .string()
     .regex(/^\d+(\.\d+)?(,\d+(\.\d+)?)*$/, 'comma-separated seconds, e.g. 5,300,1800')
     .default('5,300,1800,7200,18000,36000,50400,72000,86400')
-    .transform((v) => v.split(',').map((s) => Math.round(Number(s) * 1000))),
+    .transform((v) => v.split(',').map((s) => Math.round(Number(s) * 1000)))
+    // A retry is a date, not a timer, but an absurd delay would overflow it: at most 7 days each.
+    .refine((delays) => delays.every((d) => d <= 7 * 24 * HOUR_MS), 'each retry delay is at most 604800 seconds (7 days)'),
   // /metrics on the main listener with METRICS=1; with METRICS_PORT on its own listener only.
   METRICS: flag,
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
@@ -65,8 +89,61 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
   const parsed = envSchema.safeParse(present);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
-    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+    // One line naming each bad variable (never its value: JWT_PRIVATE_JWK is a secret).
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
   }
   return parsed.data;
+}
+
+/** The ES256 private key of JWT_PRIVATE_JWK, reduced to the members that make it. */
+export interface SigningJwk {
+  kty: 'EC';
+  crv: 'P-256';
+  x: string;
+  y: string;
+  d: string;
+  kid?: string;
+}
+
+/**
+ * JWT_PRIVATE_JWK must be an EC P-256 private JWK (ES256). Anything else was once accepted and
+ * failed later: a symmetric "oct" key was published in the JWKS, and a key without "d" could not
+ * sign. Throws a one-line reason that never quotes key material.
+ */
+export function parseSigningJwk(text: string): SigningJwk {
+  let jwk: unknown;
+  try {
+    jwk = JSON.parse(text);
+  } catch {
+    throw new Error('not valid JSON (expected an ES256 private JWK)');
+  }
+  if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk)) throw new Error('expected a JSON object (an ES256 private JWK)');
+  const { kty, crv, x, y, d, kid, alg, use } = jwk as Record<string, unknown>;
+  if (kty !== 'EC' || crv !== 'P-256') {
+    const got = typeof kty === 'string' ? ` (got kty ${kty}${typeof crv === 'string' ? `, crv ${crv}` : ''})` : '';
+    throw new Error(`expected an EC P-256 key for ES256${got}`);
+  }
+  if (typeof x !== 'string' || typeof y !== 'string') throw new Error('"x" and "y" are required');
+  if (typeof d !== 'string') throw new Error('a public key: the private part "d" is required to sign');
+  if (alg !== undefined && alg !== 'ES256') throw new Error('"alg" must be ES256 when given');
+  if (use !== undefined && use !== 'sig') throw new Error('"use" must be sig when given');
+  if (kid !== undefined && (typeof kid !== 'string' || kid === '')) throw new Error('"kid" must be a non-empty string when given');
+  // The private scalar must be valid for P-256 and x, y its public point (node:crypto's JWK
+  // import would take x and y on trust, so the point is derived from d and compared).
+  let point: Buffer;
+  try {
+    const scalar = Buffer.from(d, 'base64url');
+    if (scalar.length !== 32) throw new Error('length');
+    const ecdh = createECDH('prime256v1');
+    ecdh.setPrivateKey(scalar);
+    point = ecdh.getPublicKey(); // 0x04 || x || y
+  } catch {
+    throw new Error('"d" is not a valid P-256 private key');
+  }
+  // Compared as text: the canonical unpadded base64url of RFC 7518, as published in the JWKS.
+  if (point.subarray(1, 33).toString('base64url') !== x || point.subarray(33).toString('base64url') !== y) {
+    throw new Error('"x" and "y" are not the public key of "d"');
+  }
+  return { kty, crv, x, y, d, ...(kid === undefined ? {} : { kid }) };
 }

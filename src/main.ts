@@ -1,10 +1,23 @@
 import { closeRuntime, createRuntime } from './boot.js';
-import { loadConfig } from './config.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
 import { bootstrapDemo, demoBanner } from './demo/bootstrap.js';
 import { startServers } from './http/server.js';
 import { createLogger } from './log.js';
 
-const config = loadConfig();
+// A bad setting is the operator's to fix: one line on stderr and exit 1, not an uncaught
+// error's stack trace (nor a fatal log line with one).
+function refuse(error: ConfigError): never {
+  process.stderr.write(`error: ${error.message}\n`);
+  process.exit(1);
+}
+
+let config: Config;
+try {
+  config = loadConfig();
+} catch (error) {
+  if (error instanceof ConfigError) refuse(error);
+  throw error;
+}
 const logger = createLogger(config.LOG_LEVEL);
 
 try {
@@ -28,6 +41,7 @@ try {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 } catch (error) {
+  if (error instanceof ConfigError) refuse(error); // e.g. JWT_PRIVATE_JWK refused by the key store
   logger.fatal({ err: error }, error instanceof Error ? error.message : 'failed to start');
   process.exit(1);
 }

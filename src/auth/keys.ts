@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { asc, eq, sql } from 'drizzle-orm';
-import { exportJWK, generateKeyPair, importJWK, type JWK, type CryptoKey } from 'jose';
+import { and, asc, eq, ne, sql } from 'drizzle-orm';
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK, type CryptoKey } from 'jose';
+import { ConfigError, parseSigningJwk, type SigningJwk } from '../config.js';
 import type { Db } from '../db/client.js';
 import { AppError } from '../errors/app-error.js';
 import { signingKeys } from './tables.js';
@@ -26,18 +27,13 @@ export interface SigningKeys {
  * (`keys rotate` retires those whose tokens have all expired; `keys retire --kid`).
  */
 export async function loadSigningKeys(db: Db, configuredPrivateJwk?: string): Promise<SigningKeys> {
+  const configured = configuredPrivateJwk === undefined ? undefined : await readConfiguredJwk(configuredPrivateJwk);
   // Serialized across instances, so racing first starts agree on one key.
-  await db.transaction(async (tx) => {
+  const signerKid = await db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${KEYS_LOCK_ID})`);
-    if (configuredPrivateJwk) {
-      const jwk = JSON.parse(configuredPrivateJwk) as JWK;
-      const kid = jwk.kid ?? 'configured';
-      const { d: _d, ...publicJwk } = jwk;
-      await tx.insert(signingKeys).values({ kid, alg: SIGNING_ALG, privateJwk: jwk, publicJwk }).onConflictDoNothing();
-      return;
-    }
+    if (configured) return storeConfiguredKey(tx, configured);
     const existing = await tx.select({ kid: signingKeys.kid }).from(signingKeys).where(eq(signingKeys.active, true)).limit(1);
-    if (existing.length > 0) return;
+    if (existing.length > 0) return undefined;
     const { privateKey, publicKey } = await generateKeyPair(SIGNING_ALG, { extractable: true });
     const kid = randomUUID();
     await tx.insert(signingKeys).values({
@@ -46,18 +42,72 @@ export async function loadSigningKeys(db: Db, configuredPrivateJwk?: string): Pr
       privateJwk: { ...(await exportJWK(privateKey)), kid, alg: SIGNING_ALG },
       publicJwk: { ...(await exportJWK(publicKey)), kid, alg: SIGNING_ALG, use: 'sig' },
     });
+    return undefined;
   });
-  return readSigningKeys(db, configuredPrivateJwk);
+  return readSigningKeys(db, signerKid);
 }
 
-async function readSigningKeys(db: Db, configuredPrivateJwk?: string): Promise<SigningKeys> {
+/** JWT_PRIVATE_JWK, checked (config.ts refuses it already; this keeps direct callers safe). */
+async function readConfiguredJwk(text: string): Promise<SigningJwk> {
+  try {
+    const jwk = parseSigningJwk(text);
+    await importJWK(jwk, SIGNING_ALG);
+    return jwk;
+  } catch (error) {
+    throw new ConfigError(`Invalid configuration: JWT_PRIVATE_JWK: ${(error as Error).message}`);
+  }
+}
+
+type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+const samePublicKey = (a: unknown, b: SigningJwk) => (a as JWK).crv === b.crv && (a as JWK).x === b.x && (a as JWK).y === b.y;
+
+/**
+ * The configured key is the signing key. A kid names one key for good (tokens carry it, and
+ * JWKS consumers cache by it), so a key without "kid" is named by its RFC 7638 thumbprint: a
+ * changed JWT_PRIVATE_JWK is a new kid, never a silent reuse of the stored key. (Keys stored
+ * before this rule were named "configured"; that name is kept while the key is unchanged.)
+ * Every other active key is retired, as `keys retire` would: the replaced key leaves the JWKS
+ * and its tokens are refused with 401. A retired key is never brought back. Returns the kid.
+ */
+async function storeConfiguredKey(tx: Tx, jwk: SigningJwk): Promise<string> {
+  const { d, kid: givenKid, ...publicMembers } = jwk;
+  const rowOf = async (kid: string) => (await tx.select().from(signingKeys).where(eq(signingKeys.kid, kid)).limit(1))[0];
+  let kid = givenKid;
+  if (kid === undefined) {
+    const legacy = await rowOf('configured');
+    kid = legacy && samePublicKey(legacy.publicJwk, jwk) ? 'configured' : await calculateJwkThumbprint(publicMembers);
+  }
+  const stored = await rowOf(kid);
+  if (stored && !samePublicKey(stored.publicJwk, jwk)) {
+    throw new ConfigError(`Invalid configuration: JWT_PRIVATE_JWK: kid "${kid}" already names another signing key; give the new key its own kid`);
+  }
+  if (stored && !stored.active) {
+    throw new ConfigError(`Invalid configuration: JWT_PRIVATE_JWK: this key (kid "${kid}") was retired and its tokens are refused; configure a new key`);
+  }
+  if (!stored) {
+    await tx.insert(signingKeys).values({
+      kid,
+      alg: SIGNING_ALG,
+      privateJwk: { ...publicMembers, d, kid, alg: SIGNING_ALG },
+      publicJwk: { ...publicMembers, kid, alg: SIGNING_ALG, use: 'sig' },
+    });
+  }
+  await tx.update(signingKeys).set({ active: false }).where(and(eq(signingKeys.active, true), ne(signingKeys.kid, kid)));
+  return kid;
+}
+
+/** Only these members of a stored public JWK are published (a stored row is never trusted to hold no secret). */
+const publicMembersOf = ({ kty, crv, x, y }: JWK) => ({ kty, crv, x, y });
+
+/** The active keys; `signerKid` (the configured key) signs, else the newest. */
+async function readSigningKeys(db: Db, signerKid?: string): Promise<SigningKeys> {
   const rows = await db.select().from(signingKeys).where(eq(signingKeys.active, true)).orderBy(asc(signingKeys.createdAt), asc(signingKeys.kid));
-  const signer = configuredPrivateJwk ? rows.find((r) => r.kid === ((JSON.parse(configuredPrivateJwk) as JWK).kid ?? 'configured')) : rows.at(-1);
-  if (!signer) throw new Error('No active signing key');
+  const signer = signerKid === undefined ? rows.at(-1) : rows.find((r) => r.kid === signerKid);
+  if (!signer) throw new Error(signerKid === undefined ? 'No active signing key' : `The configured signing key ${signerKid} was retired`);
   const publicKeys = new Map<string, CryptoKey>();
   const jwks: JWK[] = [];
   for (const row of rows) {
-    const publicJwk = { ...(row.publicJwk as JWK), kid: row.kid, alg: row.alg, use: 'sig' };
+    const publicJwk = { ...publicMembersOf(row.publicJwk as JWK), kid: row.kid, alg: row.alg, use: 'sig' };
     publicKeys.set(row.kid, (await importJWK(publicJwk, row.alg)) as CryptoKey);
     jwks.push(publicJwk);
   }
@@ -71,7 +121,8 @@ async function readSigningKeys(db: Db, configuredPrivateJwk?: string): Promise<S
 
 /** Re-reads the key set into `keys` (in place: every holder of the object sees the new set). */
 export async function refreshSigningKeys(db: Db, keys: SigningKeys, configuredPrivateJwk?: string): Promise<void> {
-  const fresh = await readSigningKeys(db, configuredPrivateJwk);
+  // With JWT_PRIVATE_JWK the signer stays the configured key, named at load (keys.kid).
+  const fresh = await readSigningKeys(db, configuredPrivateJwk === undefined ? undefined : keys.kid);
   keys.kid = fresh.kid;
   keys.privateKey = fresh.privateKey;
   keys.publicKeys = fresh.publicKeys;

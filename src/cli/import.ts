@@ -6,7 +6,7 @@ import { parseCommandArgs, UsageError } from './args.js';
 import { progressLine } from './progress.js';
 
 export async function importCommand(runtime: Runtime, argv: string[]) {
-  const { values, positionals } = parseCommandArgs(argv, { app: { type: 'string' } });
+  const { values, positionals } = parseCommandArgs(argv, { app: { type: 'string' } }, 1);
   const file = positionals[0];
   if (!file) throw new UsageError('import needs a FILE (or - for stdin)');
   const appId = await requireAppOption(runtime, values.app);

@@ -1,6 +1,17 @@
 import { retireSigningKey, rotateSigningKeys } from '../auth/keys.js';
 import type { Runtime } from '../runtime.js';
-import { parseCommandArgs, requireOption } from './args.js';
+import { parseCommandArgs, requireOption, UsageError } from './args.js';
+
+/**
+ * With JWT_PRIVATE_JWK the configured key is the signing key (auth/keys.ts): a rotated-in key
+ * would never sign, and retiring the configured key would leave instances signing with a key
+ * every verifier refuses. The key is changed by changing JWT_PRIVATE_JWK and restarting.
+ */
+function refuseWithConfiguredKey(runtime: Runtime, command: string): void {
+  if (runtime.config.JWT_PRIVATE_JWK !== undefined) {
+    throw new UsageError(`keys ${command} manages generated keys; with JWT_PRIVATE_JWK set, change that setting and restart instead`);
+  }
+}
 
 /**
  * `keys rotate`: a new signing key, used by every instance from its next key refresh
@@ -9,6 +20,7 @@ import { parseCommandArgs, requireOption } from './args.js';
  */
 export async function keysRotate(runtime: Runtime, argv: string[]) {
   parseCommandArgs(argv, {});
+  refuseWithConfiguredKey(runtime, 'rotate');
   const grace = runtime.config.TOKEN_TTL_SECONDS + Math.ceil(runtime.config.KEYS_RELOAD_MS / 1000);
   return rotateSigningKeys(runtime.database.db, grace);
 }
@@ -16,5 +28,6 @@ export async function keysRotate(runtime: Runtime, argv: string[]) {
 /** `keys retire --kid KID`: its tokens stop verifying on every instance within KEYS_RELOAD_MS (a compromised key). */
 export async function keysRetire(runtime: Runtime, argv: string[]) {
   const { values } = parseCommandArgs(argv, { kid: { type: 'string' } });
+  refuseWithConfiguredKey(runtime, 'retire');
   return retireSigningKey(runtime.database.db, requireOption(values.kid, 'kid'));
 }

@@ -44,11 +44,13 @@ async function main(argv: string[]): Promise<number> {
     return 1;
   }
   const rest = argv.slice(key.split(' ').length);
-  const config = loadConfig();
-  // Logs go to stderr so stdout carries only the result.
-  const logger = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, 2);
   let runtime: Runtime | undefined;
   try {
+    // Inside the try: a bad setting is an `error: ...` line with exit 1 like any other (DESIGN
+    // section 1), not an uncaught error's stack trace.
+    const config = loadConfig();
+    // Logs go to stderr so stdout carries only the result.
+    const logger = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, 2);
     runtime = await createRuntime(config, logger);
     const result = await commands[key]!(runtime, rest);
     process.stdout.write(`${JSON.stringify(result)}\n`);

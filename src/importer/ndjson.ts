@@ -72,8 +72,10 @@ export async function importNdjson(args: {
       }
     };
     let lineNo = 0;
-    for await (const line of createInterface({ input: stream, crlfDelay: Infinity })) {
+    for await (const raw of createInterface({ input: stream, crlfDelay: Infinity })) {
       lineNo += 1;
+      // A byte order mark some editors write at the start of a UTF-8 file is not part of line 1.
+      const line = lineNo === 1 && raw.startsWith('\uFEFF') ? raw.slice(1) : raw;
       if (line.trim() === '') continue;
       let value: unknown;
       try {

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { exportJWK, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/client.js';
 import { createLogger } from '../../src/log.js';
@@ -14,10 +15,10 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-function cli(args: string[], input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+function cli(args: string[], input?: string, env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-      env: { ...process.env, DATABASE_URL: '', DATA_DIR: path.join(dataDir, 'db'), LOG_LEVEL: 'warn' },
+      env: { ...process.env, DATABASE_URL: '', DATA_DIR: path.join(dataDir, 'db'), LOG_LEVEL: 'warn', ...env },
     });
     let stdout = '';
     let stderr = '';
@@ -58,6 +59,8 @@ describe('npm run cli', () => {
     [['clients', 'create', '--app', 'x', '--scopes', 'nope:read'], /scopes/],
     [['clients', 'create', '--app', 'x', '--scopes', 'messages:read', '--rate', 'week=5'], /--rate/],
     [['apps', 'create'], /--name is required/],
+    [['apps', 'create', '--name', 'X', 'extra'], /unexpected argument "extra"/],
+    [['clients', 'create', '--app', 'x', '--scopes', 'messages:read', '--rate', 'minute=5,minute=6'], /--rate gives minute twice/],
     [['frobnicate'], /usage/],
   ])('%j fails with exit 1 and a message on stderr', async (args, message) => {
     const res = await cli(args);
@@ -86,6 +89,16 @@ describe('npm run cli', () => {
     expect(res.stdout).toBe('');
     expect(res.stderr).toMatch(message);
     expect(res.stderr).not.toMatch(/Failed query|params:/);
+  });
+
+  it('keys rotate and keys retire are refused while JWT_PRIVATE_JWK names the signing key', async () => {
+    const { privateKey } = await generateKeyPair('ES256', { extractable: true });
+    const env = { JWT_PRIVATE_JWK: JSON.stringify(await exportJWK(privateKey)), DATA_DIR: path.join(dataDir, 'db-configured-key') };
+    for (const args of [['keys', 'rotate'], ['keys', 'retire', '--kid', 'any']]) {
+      const res = await cli(args, undefined, env);
+      expect(res.code, args.join(' ')).toBe(1);
+      expect(res.stderr).toMatch(/with JWT_PRIVATE_JWK set, change that setting and restart instead/);
+    }
   });
 
   it('refuses clearly while another process owns the embedded DATA_DIR', async () => {

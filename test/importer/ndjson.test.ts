@@ -37,6 +37,10 @@ describe('importNdjson', () => {
     expect(rows).toHaveLength(1);
   });
 
+  it('a byte order mark at the start of the file is not part of line 1', async () => {
+    expect(await run(`\uFEFF${JSON.stringify({ type: 'widget', id: uuid(30), name: 'bom' })}`)).toEqual({ widget: 1 });
+  });
+
   it.each([
     ['not JSON', `{"type":"widget","id":"${uuid(10)}","name":"a"}\n{oops`, /line 2: not valid JSON/],
     ['unknown type', `{"type":"widget","id":"${uuid(10)}","name":"a"}\n{"type":"gadget"}`, /line 2: unknown record type "gadget"/],
