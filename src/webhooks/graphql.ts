@@ -112,7 +112,7 @@ builder.mutationField('createWebhookSubscription', (t) =>
 builder.mutationField('setWebhookSubscriptionStatus', (t) =>
   t.field({
     type: WebhookSubscription,
-    description: 'active re-enables a subscription (e.g. after a 410); disabled stops new deliveries. Scope: webhooks:write.',
+    description: 'active re-enables a subscription (e.g. after a 410); disabled pauses it: no new deliveries, and pending ones wait until it is active again. Scope: webhooks:write.',
     authScopes: (_root, args) => manage(args.appId),
     args: {
       appId: t.arg({ type: 'UUID', required: true, description: "The app (UUID); must be in the token's apps." }),

@@ -6,7 +6,7 @@ import { pageSize } from '../analytics/filters.js';
 import { apps } from '../apps/tables.js';
 import type { Db } from '../db/client.js';
 import { AppError, notFound, validationFailed } from '../errors/app-error.js';
-import { parseInput } from '../errors/zod-details.js';
+import { parseInput, storableText } from '../errors/zod-details.js';
 import { webhookEventTypes } from './outbox.js';
 import { assertPublicUrl, UnsafeUrlError } from './ssrf.js';
 import { webhookDeliveries, webhookSubscriptions, type WebhookDeliveryRow, type WebhookSubscriptionRow } from './tables.js';
@@ -17,15 +17,18 @@ import { webhookDeliveries, webhookSubscriptions, type WebhookDeliveryRow, type 
 export const MAX_SUBSCRIPTIONS_PER_APP = 50;
 export const deliveryStatuses = ['pending', 'succeeded', 'failed'] as const;
 
+// url and description are the only free text the webhook mutations store (eventTypes is an enum;
+// the others take ids and a flag): storableText refuses NUL and lone surrogates with their field
+// instead of a failed insert or a silent U+FFFD (README "Errors").
 export const subscriptionInput = z.object({
   appId: z.uuid(),
-  url: z.string().trim().min(1).max(2048),
+  url: storableText(z.string().trim().min(1).max(2048)),
   eventTypes: z
     .array(z.enum(webhookEventTypes))
     .min(1)
     .max(webhookEventTypes.length * 2)
     .transform((types) => [...new Set(types)]),
-  description: z.string().trim().max(200).nullish(),
+  description: storableText(z.string().trim().max(200)).nullish(),
 });
 /** Unvalidated: parsed with subscriptionInput (GraphQL and the CLI pass what they were given). */
 export interface SubscriptionInput {
@@ -98,7 +101,11 @@ export async function deleteSubscription(db: Db, appId: string, id: string): Pro
   return row;
 }
 
-/** Re-enables a subscription (after a 410 disabled it) or disables it; disabled ones get no new deliveries. */
+/**
+ * Re-enables a subscription (after a 410 disabled it) or disables it (a pause). A disabled one
+ * gets no new deliveries and its pending ones wait, unsent (the worker skips them), until it is
+ * enabled again.
+ */
 export async function setSubscriptionStatus(db: Db, appId: string, id: string, status: 'active' | 'disabled', now = new Date()) {
   const [row] = await db
     .update(webhookSubscriptions)

@@ -1,10 +1,10 @@
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 
-// DESIGN section 7: webhook URLs that resolve to private, loopback, link-local or unique-local
-// addresses are refused unless WEBHOOK_ALLOW_PRIVATE=1. Checked when a subscription is created
-// and again on every connection the worker opens (see `guardedLookup`), so a name that
-// re-resolves to an internal address later (DNS rebinding) is refused too.
+// DESIGN section 7: webhook URLs that resolve to private, loopback, link-local, site-local or
+// unique-local addresses are refused unless WEBHOOK_ALLOW_PRIVATE=1. Checked when a subscription
+// is created and again on every connection the worker opens (see `guardedLookup`), so a name
+// that re-resolves to an internal address later (DNS rebinding) is refused too.
 
 const blocked = new BlockList();
 for (const [net, prefix] of [
@@ -26,30 +26,47 @@ for (const [net, prefix] of [
   ['::', 128], // unspecified
   ['::1', 128],
   ['fe80::', 10], // link-local
+  ['fec0::', 10], // site-local (deprecated by RFC 3879, still routed inside some sites)
   ['fc00::', 7], // unique-local
   ['ff00::', 8], // multicast
 ] as const) {
   blocked.addSubnet(net, prefix, 'ipv6');
 }
 
-/** An IPv4 address embedded in an IPv6 one (mapped ::ffff:a.b.c.d, NAT64 64:ff9b::/96, 6to4 2002::/16). */
-function embeddedIpv4(address: string): string | undefined {
-  const lower = address.toLowerCase();
-  const dotted = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (dotted) return dotted[1];
-  const groups = expandIpv6(lower);
+/**
+ * An IPv4 address embedded in an IPv6 one: mapped ::ffff:a.b.c.d, IPv4-compatible ::a.b.c.d
+ * (deprecated, but some stacks still send it as IPv4), translated ::ffff:0:a.b.c.d, NAT64
+ * 64:ff9b::/96 and its local-use form 64:ff9b:1::/96 (RFC 8215), 6to4 2002::/16. `null`: a
+ * form whose IPv4 cannot be located, refused outright.
+ */
+function embeddedIpv4(address: string): string | null | undefined {
+  const groups = expandIpv6(address.toLowerCase());
   if (!groups) return undefined;
   const toV4 = (hi: number, lo: number) => [hi >> 8, hi & 255, lo >> 8, lo & 255].join('.');
   const zeros = (from: number, to: number) => groups.slice(from, to).every((g) => g === 0);
-  if (zeros(0, 5) && groups[5] === 0xffff) return toV4(groups[6]!, groups[7]!);
-  if (groups[0] === 0x64 && groups[1] === 0xff9b && zeros(2, 6)) return toV4(groups[6]!, groups[7]!);
+  const last32 = toV4(groups[6]!, groups[7]!);
+  if (zeros(0, 5) && (groups[5] === 0xffff || groups[5] === 0)) return last32; // mapped; compatible (:: and ::1 too)
+  if (zeros(0, 4) && groups[4] === 0xffff && groups[5] === 0) return last32; // SIIT-translated ::ffff:0:a.b.c.d
+  if (groups[0] === 0x64 && groups[1] === 0xff9b && zeros(2, 6)) return last32;
+  if (groups[0] === 0x64 && groups[1] === 0xff9b && groups[2] === 1) {
+    // A local-use prefix may be any RFC 6052 length within the /48, each putting the IPv4
+    // elsewhere: only the /96 form can be read for sure; the translator is internal anyway.
+    return zeros(3, 6) ? last32 : null;
+  }
   if (groups[0] === 0x2002) return toV4(groups[1]!, groups[2]!);
   return undefined;
 }
 
+/** The eight 16-bit groups of an IPv6 address, a trailing dotted IPv4 (::ffff:1.2.3.4) included. */
 function expandIpv6(address: string): number[] | undefined {
-  if (isIP(address) !== 6 || address.includes('.')) return undefined;
-  const [head, tail] = address.split('::') as [string, string | undefined];
+  if (isIP(address) !== 6) return undefined;
+  let text = address;
+  const dotted = /^(.*:)(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(address);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(2).map(Number) as [number, number, number, number];
+    text = `${dotted[1]}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.split('::') as [string, string | undefined];
   const parse = (part: string) => (part ? part.split(':').map((g) => parseInt(g, 16)) : []);
   const left = parse(head);
   const right = tail === undefined ? [] : parse(tail);
@@ -63,6 +80,7 @@ export function isPrivateAddress(address: string): boolean {
   if (family === 4) return blocked.check(address, 'ipv4');
   if (family !== 6) return true;
   const v4 = embeddedIpv4(address);
+  if (v4 === null) return true;
   if (v4 !== undefined) return blocked.check(v4, 'ipv4');
   return blocked.check(address, 'ipv6');
 }

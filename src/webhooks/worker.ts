@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
-import { and, asc, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
+import { and, asc, eq, exists, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { Webhook } from 'standardwebhooks';
 import type { Config } from '../config.js';
@@ -21,7 +21,8 @@ import { webhookDeliveries, webhookSubscriptions, type WebhookDeliveryRow, type 
 // - the result is written only by the lease holder; a lease that expires (a crash mid-send) lets
 //   any worker claim the delivery again, with the same webhook-id;
 // - only 2xx succeeds; 410 disables the subscription; otherwise the next attempt follows the
-//   retry schedule (+-10% jitter, at least Retry-After) until the last one fails for good.
+//   retry schedule (+-10% jitter, at least Retry-After up to 24 h) until the last one fails for good;
+// - a disabled subscription's pending deliveries wait (not claimed) until it is enabled again.
 // Time comes from `clock` (or runOnce's argument), so tests drive the schedule without sleeping.
 
 export type WorkerConfig = Pick<
@@ -53,6 +54,11 @@ interface Claimed {
 }
 
 const REMINDER_BATCH = 100;
+/**
+ * The longest Retry-After honoured: an endpoint may ask for more time than the retry schedule
+ * gives (README), but not park a delivery indefinitely (or past what a date can hold).
+ */
+export const MAX_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
 const MAX_RESPONSE_BYTES = 64 * 1024;
 const USER_AGENT = 'Switchboard-Webhooks/1.0';
 
@@ -205,14 +211,23 @@ export class WebhookWorker {
     });
   }
 
-  /** Claims up to WEBHOOK_BATCH due deliveries under a lease committed before any is sent. */
+  /**
+   * Claims up to WEBHOOK_BATCH due deliveries under a lease committed before any is sent. Those
+   * of a disabled subscription (paused, or after a 410) are left alone: they wait, attempts
+   * untouched, until it is enabled again. The exists() probes the subscriptions' primary key.
+   */
   async claim(now: Date): Promise<Claimed[]> {
     const d = webhookDeliveries;
+    const s = webhookSubscriptions;
     return this.db.transaction(async (tx) => {
+      const active = tx
+        .select({ one: sql`1` })
+        .from(s)
+        .where(and(eq(s.id, d.subscriptionId), eq(s.status, 'active')));
       const due = await tx
         .select({ id: d.id })
         .from(d)
-        .where(and(eq(d.status, 'pending'), lte(d.nextAttemptAt, now), or(isNull(d.lockedUntil), lte(d.lockedUntil, now))))
+        .where(and(eq(d.status, 'pending'), lte(d.nextAttemptAt, now), or(isNull(d.lockedUntil), lte(d.lockedUntil, now)), exists(active)))
         .orderBy(asc(d.nextAttemptAt))
         .limit(this.options.config.WEBHOOK_BATCH)
         .for('update', { skipLocked: true });
@@ -242,9 +257,10 @@ export class WebhookWorker {
   }
 
   private async attempt({ delivery, subscription }: Claimed, time: () => Date): Promise<'succeeded' | 'pending' | 'failed'> {
-    if (!subscription || subscription.status !== 'active') {
-      return this.record(delivery, time(), { kind: 'failed', error: 'the subscription is disabled' });
-    }
+    // Deleted: its deliveries went with it (the cascade), this one too, so nothing is sent.
+    if (!subscription) return this.record(delivery, time(), { kind: 'failed', error: 'the subscription was deleted' });
+    // Disabled between the claim's check and its read of the subscription: put it back unsent.
+    if (subscription.status !== 'active') return this.putBack(delivery, time());
     const { type, timestamp, data } = delivery.payload;
     const body = JSON.stringify({ type, timestamp, data });
     const sentAt = time();
@@ -273,8 +289,9 @@ export class WebhookWorker {
     const schedule = this.options.config.WEBHOOK_RETRY_SCHEDULE;
     const base = schedule[Math.min(delivery.attempts, schedule.length) - 1]!;
     const jittered = base * (0.9 + 0.2 * this.random());
-    const floor = 'status' in outcome ? retryAfterMs(outcome.retryAfter, now) : undefined;
-    const delay = Math.min(Math.max(jittered, floor ?? 0), Math.max(...schedule));
+    // Retry-After lengthens the wait, even beyond the schedule's longest delay, up to the cap.
+    const requested = 'status' in outcome ? retryAfterMs(outcome.retryAfter, now) : undefined;
+    const delay = Math.max(jittered, Math.min(requested ?? 0, MAX_RETRY_AFTER_MS));
     return this.record(delivery, now, { kind: 'retry', code, error, at: new Date(now.getTime() + Math.round(delay)) });
   }
 
@@ -301,25 +318,26 @@ export class WebhookWorker {
     return result.kind === 'retry' ? 'pending' : result.kind;
   }
 
-  /** 410 Gone: the endpoint asks to stop; its other pending deliveries fail with it. */
+  /** Releases a claimed delivery as it was: same due time, the claim's attempt given back. */
+  private async putBack(delivery: WebhookDeliveryRow, now: Date): Promise<'pending'> {
+    const d = webhookDeliveries;
+    await this.db
+      .update(d)
+      .set({ lockedUntil: null, leaseId: null, attempts: sql`${d.attempts} - 1`, updatedAt: now })
+      .where(and(eq(d.id, delivery.id), eq(d.leaseId, delivery.leaseId!)));
+    return 'pending';
+  }
+
+  /**
+   * 410 Gone: the endpoint asks to stop, so the subscription is disabled. Like a pause, this
+   * leaves its other pending deliveries waiting (claim skips them): enabling it again resumes
+   * them; deleting it drops them.
+   */
   private async disable(subscription: WebhookSubscriptionRow, now: Date): Promise<void> {
-    await this.db.transaction(async (tx) => {
-      await tx
-        .update(webhookSubscriptions)
-        .set({ status: 'disabled', disabledReason: 'the endpoint answered 410 Gone', updatedAt: now })
-        .where(eq(webhookSubscriptions.id, subscription.id));
-      await tx
-        .update(webhookDeliveries)
-        .set({ status: 'failed', lastError: 'the subscription was disabled (410 Gone)', updatedAt: now })
-        .where(
-          and(
-            eq(webhookDeliveries.subscriptionId, subscription.id),
-            eq(webhookDeliveries.status, 'pending'),
-            // A delivery another worker is sending right now keeps its lease and records its own result.
-            or(isNull(webhookDeliveries.lockedUntil), lte(webhookDeliveries.lockedUntil, now)),
-          ),
-        );
-    });
+    await this.db
+      .update(webhookSubscriptions)
+      .set({ status: 'disabled', disabledReason: 'the endpoint answered 410 Gone', updatedAt: now })
+      .where(eq(webhookSubscriptions.id, subscription.id));
     this.options.logger.warn({ subscriptionId: subscription.id }, 'webhook subscription disabled: the endpoint answered 410');
   }
 

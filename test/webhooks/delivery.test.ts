@@ -238,6 +238,25 @@ describe('retries', () => {
     expect(row).toMatchObject({ status: 'pending', attempts: 1, lastResponseCode: null });
     expect(row!.lastError).toMatch(/^refused: resolves to 127\.0\.0\.1/);
   });
+
+  it('refuses at delivery time the NAT64 local-use, IPv4-compatible and site-local forms of an internal address', async () => {
+    const port = new URL(receiver.url).port;
+    const guarded = new WebhookWorker({
+      database: server.runtime.database,
+      logger: createLogger('silent'),
+      config: { ...server.runtime.config, WEBHOOK_ALLOW_PRIVATE: false, WEBHOOK_TIMEOUT_MS: 1000 },
+    });
+    for (const [i, host] of ['[64:ff9b:1::7f00:1]', '[::127.0.0.1]', '[fec0::1]'].entries()) {
+      const { tenant, a } = await schedulingTenant(server);
+      await subscribe(server, tenant, `http://${host}:${port}/hooks`, ['scheduled.cancelled']); // allowed here: WEBHOOK_ALLOW_PRIVATE=1
+      await a.cancel((await a.create(booking(futureDay(5, 15 + i)))).body.data.call.id);
+      await guarded.runOnce(secondsAfter(new Date(), 1));
+      const [row] = await deliveriesOf(server, tenant.appId);
+      expect(row, host).toMatchObject({ status: 'pending', attempts: 1, lastResponseCode: null });
+      expect(row!.lastError, host).toMatch(/^refused: resolves to /);
+    }
+    expect(receiver.received).toHaveLength(0);
+  });
 });
 
 describe('subscriptions: validation, scopes and tenancy', () => {
@@ -340,6 +359,9 @@ describe('SSRF guard at subscription time (WEBHOOK_ALLOW_PRIVATE unset)', () => 
     'http://[fd12:3456::1]/hooks',
     'http://[fe80::1]/hooks',
     'http://0.0.0.0/hooks',
+    'http://[64:ff9b:1::7f00:1]/hooks',
+    'http://[::127.0.0.1]/hooks',
+    'http://[fec0::1]/hooks',
   ])('refuses %s with a validation error on url', async (url) => {
     const tenant = await guarded.tenant();
     const { SUBSCRIBE } = await import('./fixtures.js');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assertPublicUrl, isPrivateAddress } from '../../src/webhooks/ssrf.js';
+import { assertPublicUrl, guardedLookup, isPrivateAddress } from '../../src/webhooks/ssrf.js';
 
 // DESIGN section 7: addresses a webhook may not reach, IPv4 and IPv6 (with IPv4 inside IPv6).
 describe('isPrivateAddress', () => {
@@ -27,12 +27,26 @@ describe('isPrivateAddress', () => {
     '0:0:0:0:0:ffff:a9fe:a9fe',
     '64:ff9b::127.0.0.1',
     '2002:c0a8:0101::1',
+    // RFC 8215 local-use NAT64 (64:ff9b:1::/48): the embedded IPv4 of the /96 form is judged,
+    // any other form (its IPv4 elsewhere, per the prefix length) is refused outright.
+    '64:ff9b:1::7f00:1',
+    '64:ff9b:1::10.0.0.1',
+    '64:ff9b:1:7f00:1::',
+    // IPv4-compatible ::/96 (deprecated), hex and dotted (glibc prints AAAA answers so).
+    '::7f00:1',
+    '::127.0.0.1',
+    '::a9fe:a9fe',
+    '::0:10.1.2.3',
+    '::ffff:0:7f00:1', // SIIT-translated ::ffff:0:0/96
+    // Deprecated site-local fec0::/10.
+    'fec0::1',
+    'feff:ffff::1',
     'not-an-address',
   ])('%s is refused', (address) => {
     expect(isPrivateAddress(address)).toBe(true);
   });
 
-  it.each(['93.184.215.14', '8.8.8.8', '172.32.0.1', '192.169.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '2002:0808:0808::1'])(
+  it.each(['93.184.215.14', '8.8.8.8', '172.32.0.1', '192.169.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '2002:0808:0808::1', '64:ff9b::8.8.8.8', '64:ff9b:1::808:808', '::8.8.8.8'])(
     '%s is public',
     (address) => {
       expect(isPrivateAddress(address)).toBe(false);
@@ -49,5 +63,20 @@ describe('assertPublicUrl', () => {
   it('allows a loopback URL only with allowPrivate', async () => {
     await expect(assertPublicUrl('http://localhost:8080/x', false)).rejects.toThrow(/private, loopback or link-local/);
     await expect(assertPublicUrl('http://localhost:8080/x', true)).resolves.toBeInstanceOf(URL);
+  });
+});
+
+// README: "IPv4-mapped and NAT64/6to4 forms included", at creation and on every connection.
+describe('NAT64 local-use, IPv4-compatible and site-local IPv6', () => {
+  const urls = ['http://[64:ff9b:1::7f00:1]/', 'http://[::127.0.0.1]/', 'http://[fec0::1]/'];
+
+  it.each(urls)('assertPublicUrl refuses %s', async (url) => {
+    await expect(assertPublicUrl(url, false)).rejects.toThrow(/private, loopback or link-local/);
+    await expect(assertPublicUrl(url, true)).resolves.toBeInstanceOf(URL);
+  });
+
+  it.each(['64:ff9b:1::7f00:1', '::127.0.0.1', 'fec0::1'])('the connect-time lookup refuses %s', async (host) => {
+    const error = await new Promise<NodeJS.ErrnoException | null>((resolve) => guardedLookup(false)(host, { all: true }, (e) => resolve(e)));
+    expect(error?.code).toBe('EWEBHOOKPRIVATE');
   });
 });
