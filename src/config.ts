@@ -58,6 +58,10 @@ const envSchema = z.object({
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(1).default(30),
   GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(100).default(5000),
   SHUTDOWN_GRACE_MS: ms(0, HOUR_MS, 10000),
+  // How long an idle keep-alive connection stays open. Node's 5 s is shorter than what load
+  // balancers and HTTP clients keep a connection for (60 s at AWS's ALB, for one): a request
+  // sent on a socket the server is closing at that moment fails with a reset. 65 s outlasts them.
+  KEEP_ALIVE_TIMEOUT_MS: ms(1000, HOUR_MS, 65_000),
   WEBHOOK_ALLOW_PRIVATE: flag,
   // Browser origins allowed to call the API (comma-separated, or *); unset: CORS closed.
   CORS_ORIGINS: z

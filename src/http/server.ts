@@ -31,9 +31,21 @@ function answerExpectContinue(server: Server): void {
   });
 }
 
-function listen(app: Hono<HttpEnv>, port: number, hostname: string): Promise<Server> {
+/**
+ * Idle keep-alive connections last KEEP_ALIVE_TIMEOUT_MS (the `Keep-Alive: timeout=` header says
+ * so); the time allowed for a request's headers stays a little longer, so a connection is never
+ * cut by that timer while it is still within its keep-alive time (the usual advice behind a load
+ * balancer). Shutdown closes idle connections at once, whatever this is.
+ */
+function keepAlive(server: Server, keepAliveMs: number): void {
+  server.keepAliveTimeout = keepAliveMs;
+  server.headersTimeout = Math.max(server.headersTimeout, keepAliveMs + 1000);
+}
+
+function listen(app: Hono<HttpEnv>, port: number, hostname: string, keepAliveMs: number): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = serve({ fetch: app.fetch, port, hostname }, () => resolve(server as Server)) as Server;
+    keepAlive(server, keepAliveMs);
     answerExpectContinue(server);
     server.once('error', reject);
   });
@@ -46,10 +58,11 @@ function metricsApp(runtime: Runtime): Hono<HttpEnv> {
 }
 
 export async function startServers(runtime: Runtime, ports: { main: number; video: number; host: string }): Promise<RunningServers> {
-  const main = await listen(createMainApp(runtime, schema, restRoutes), ports.main, ports.host);
-  const video = await listen(createVideoApp(runtime, schema), ports.video, ports.host);
+  const keepAliveMs = runtime.config.KEEP_ALIVE_TIMEOUT_MS;
+  const main = await listen(createMainApp(runtime, schema, restRoutes), ports.main, ports.host, keepAliveMs);
+  const video = await listen(createVideoApp(runtime, schema), ports.video, ports.host, keepAliveMs);
   // METRICS_PORT: /metrics on a listener of its own (not on the main one).
-  const metrics = runtime.config.METRICS_PORT === undefined ? undefined : await listen(metricsApp(runtime), runtime.config.METRICS_PORT, ports.host);
+  const metrics = runtime.config.METRICS_PORT === undefined ? undefined : await listen(metricsApp(runtime), runtime.config.METRICS_PORT, ports.host, keepAliveMs);
   runtime.webhooks.start();
   const closeOne = (server: Server) =>
     new Promise<void>((resolve) => {
