@@ -33,18 +33,23 @@ export async function loadSigningKeys(db: Db, configuredPrivateJwk?: string): Pr
     await tx.execute(sql`select pg_advisory_xact_lock(${KEYS_LOCK_ID})`);
     if (configured) return storeConfiguredKey(tx, configured);
     const existing = await tx.select({ kid: signingKeys.kid }).from(signingKeys).where(eq(signingKeys.active, true)).limit(1);
-    if (existing.length > 0) return undefined;
-    const { privateKey, publicKey } = await generateKeyPair(SIGNING_ALG, { extractable: true });
-    const kid = randomUUID();
-    await tx.insert(signingKeys).values({
-      kid,
-      alg: SIGNING_ALG,
-      privateJwk: { ...(await exportJWK(privateKey)), kid, alg: SIGNING_ALG },
-      publicJwk: { ...(await exportJWK(publicKey)), kid, alg: SIGNING_ALG, use: 'sig' },
-    });
+    if (existing.length === 0) await insertGeneratedKey(tx);
     return undefined;
   });
   return readSigningKeys(db, signerKid);
+}
+
+/** A new ES256 key pair, stored active with a random kid; returns the kid. */
+async function insertGeneratedKey(tx: Tx): Promise<string> {
+  const { privateKey, publicKey } = await generateKeyPair(SIGNING_ALG, { extractable: true });
+  const kid = randomUUID();
+  await tx.insert(signingKeys).values({
+    kid,
+    alg: SIGNING_ALG,
+    privateJwk: { ...(await exportJWK(privateKey)), kid, alg: SIGNING_ALG },
+    publicJwk: { ...(await exportJWK(publicKey)), kid, alg: SIGNING_ALG, use: 'sig' },
+  });
+  return kid;
 }
 
 /** JWT_PRIVATE_JWK, checked (config.ts refuses it already; this keeps direct callers safe). */
@@ -143,15 +148,7 @@ export async function rotateSigningKeys(db: Db, graceSeconds: number): Promise<{
     // Keys followed by a successor created before the cutoff signed nothing still valid.
     const retired = active.filter((key, i) => i < active.length - 1 && active[i + 1]!.createdAt.getTime() <= cutoff).map((k) => k.kid);
     for (const kid of retired) await tx.update(signingKeys).set({ active: false }).where(eq(signingKeys.kid, kid));
-    const { privateKey, publicKey } = await generateKeyPair(SIGNING_ALG, { extractable: true });
-    const kid = randomUUID();
-    await tx.insert(signingKeys).values({
-      kid,
-      alg: SIGNING_ALG,
-      privateJwk: { ...(await exportJWK(privateKey)), kid, alg: SIGNING_ALG },
-      publicJwk: { ...(await exportJWK(publicKey)), kid, alg: SIGNING_ALG, use: 'sig' },
-    });
-    return { kid, retired };
+    return { kid: await insertGeneratedKey(tx), retired };
   });
 }
 
