@@ -65,7 +65,11 @@ interface Outgoing {
 
 type Subscribed = { id: string; eventTypes: string[] }[];
 
-/** The app's active subscriptions listing any of the types. */
+/**
+ * The app's active subscriptions listing any of the types. Their deliveries start unflagged
+ * (`paused` false); one whose subscription's pause commits before the event's transaction does
+ * is flagged by the worker's claim instead of being sent.
+ */
 function subscribedTo(tx: Tx, appId: string, types: string[]): Promise<Subscribed> {
   return tx
     .select({ id: webhookSubscriptions.id, eventTypes: webhookSubscriptions.eventTypes })

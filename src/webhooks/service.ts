@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { and, count, desc, eq, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, not, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { afterCursor, appList, toPage, type Page } from '../analytics/pagination.js';
 import { pageSize } from '../analytics/filters.js';
@@ -107,13 +107,46 @@ export async function deleteSubscription(db: Db, appId: string, id: string): Pro
  * enabled again.
  */
 export async function setSubscriptionStatus(db: Db, appId: string, id: string, status: 'active' | 'disabled', now = new Date()) {
-  const [row] = await db
-    .update(webhookSubscriptions)
-    .set({ status, disabledReason: status === 'disabled' ? 'disabled by the app' : null, updatedAt: now })
-    .where(subscriptionOf(appId, id))
-    .returning();
+  const row = await changeSubscriptionStatus(db, { appId, id }, { status, disabledReason: status === 'disabled' ? 'disabled by the app' : null }, now);
   if (!row) throw notFound('Webhook subscription');
   return row;
+}
+
+/**
+ * Writes a subscription's status and, in the same transaction, the `paused` flag of its pending
+ * deliveries, which keeps them out of the worker's due index while it is disabled. Every status
+ * change goes through here (the app's, and the worker's on a 410). Undefined: no such subscription.
+ */
+export async function changeSubscriptionStatus(
+  db: Db,
+  target: { appId: string; id: string },
+  change: { status: 'active' | 'disabled'; disabledReason: string | null },
+  now: Date,
+): Promise<WebhookSubscriptionRow | undefined> {
+  return db.transaction(async (tx) => {
+    const [before] = await tx
+      .select({ status: webhookSubscriptions.status })
+      .from(webhookSubscriptions)
+      .where(subscriptionOf(target.appId, target.id))
+      .for('update');
+    if (!before) return undefined;
+    const [row] = await tx
+      .update(webhookSubscriptions)
+      .set({ ...change, updatedAt: now })
+      .where(subscriptionOf(target.appId, target.id))
+      .returning();
+    // Enabling an enabled subscription: no claim read it disabled since the enable before, which
+    // cleared every flag, so its (possibly many) pending deliveries are left as they are.
+    if (before.status === 'active' && change.status === 'active') return row;
+    const d = webhookDeliveries;
+    const pending = and(eq(d.subscriptionId, row!.id), eq(d.status, 'pending'));
+    // Through the subscription index. Enabling clears every pending one, not only those it sees
+    // flagged: a claim that read the subscription as disabled may be flagging one right now, and
+    // only a row that matches makes this statement wait for that claim's lock and see its flag.
+    if (change.status === 'disabled') await tx.update(d).set({ paused: true }).where(and(pending, not(d.paused)));
+    else await tx.update(d).set({ paused: false }).where(pending);
+    return row;
+  });
 }
 
 export const deliveryListArgs = z.object({
@@ -160,11 +193,17 @@ export async function retryDelivery(db: Db, appId: string, id: string, now = new
       .for('update');
     if (!delivery) throw notFound('Webhook delivery');
     if (delivery.status !== 'failed') throw new AppError('conflict', `The delivery is ${delivery.status}: only a failed delivery can be retried`);
-    const [subscription] = await tx.select({ status: webhookSubscriptions.status }).from(webhookSubscriptions).where(eq(webhookSubscriptions.id, delivery.subscriptionId));
+    // FOR SHARE: a pause committing meanwhile would not see this delivery as pending, and leave it
+    // unflagged; held, the pause waits for this transaction and then flags it.
+    const [subscription] = await tx
+      .select({ status: webhookSubscriptions.status })
+      .from(webhookSubscriptions)
+      .where(eq(webhookSubscriptions.id, delivery.subscriptionId))
+      .for('share');
     if (subscription?.status !== 'active') throw new AppError('conflict', 'The subscription is disabled: enable it first');
     const [row] = await tx
       .update(webhookDeliveries)
-      .set({ status: 'pending', attempts: 0, nextAttemptAt: now, lockedUntil: null, leaseId: null, updatedAt: now })
+      .set({ status: 'pending', paused: false, attempts: 0, nextAttemptAt: now, lockedUntil: null, leaseId: null, updatedAt: now })
       .where(eq(webhookDeliveries.id, id))
       .returning();
     return row!;

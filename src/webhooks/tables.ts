@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { check, index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { boolean, check, index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { apps } from '../apps/tables.js';
 import { keysetInstant } from '../db/columns.js';
 
@@ -47,6 +47,11 @@ export const webhookDeliveries = pgTable(
     status: text('status').notNull().default('pending'),
     attempts: integer('attempts').notNull().default(0),
     nextAttemptAt: ts('next_attempt_at').notNull(),
+    // Its subscription is disabled (paused, or after a 410): the delivery waits, and the worker's
+    // index leaves it out. Kept for pending deliveries, in the transaction that changes the
+    // subscription's status (setSubscriptionStatus, the worker's 410), so a poll's cost does not
+    // grow with the deliveries waiting for a disabled subscription.
+    paused: boolean('paused').notNull().default(false),
     // A claimed attempt: the worker that holds lease_id until locked_until sends it; once the
     // lease has expired (a crash mid-send) any worker may claim the delivery again.
     lockedUntil: ts('locked_until'),
@@ -58,8 +63,8 @@ export const webhookDeliveries = pgTable(
     deliveredAt: ts('delivered_at'),
   },
   (t) => [
-    // The worker's scan, across apps: pending deliveries by due time.
-    index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+    // The worker's scan, across apps: pending deliveries of enabled subscriptions by due time.
+    index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending' and not ${t.paused}`),
     // The deliveries list of an app, newest first (keyset on created_at, id).
     index('webhook_deliveries_app_idx').on(t.appId, t.createdAt.desc(), t.id.desc()),
     index('webhook_deliveries_subscription_idx').on(t.subscriptionId),

@@ -1,16 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
-import { and, asc, eq, exists, inArray, isNull, lte, or, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, lte, not, or, sql } from 'drizzle-orm';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { Webhook } from 'standardwebhooks';
 import type { Config } from '../config.js';
-import type { Database, Db } from '../db/client.js';
+import type { Database, Db, Queryable } from '../db/client.js';
 import { drizzleOnPglite } from '../db/pglite-driver.js';
 import * as schema from '../db/schema.js';
 import type { Logger } from '../log.js';
 import { scheduledCallReminders, scheduledCalls } from '../scheduling/tables.js';
 import { callRecord, enqueueMessages, reminderRecord } from './outbox.js';
+import { changeSubscriptionStatus } from './service.js';
 import { assertPublicUrl, guardedLookup } from './ssrf.js';
 import { webhookDeliveries, webhookSubscriptions, type WebhookDeliveryRow, type WebhookSubscriptionRow } from './tables.js';
 
@@ -22,7 +23,8 @@ import { webhookDeliveries, webhookSubscriptions, type WebhookDeliveryRow, type 
 //   any worker claim the delivery again, with the same webhook-id;
 // - only 2xx succeeds; 410 disables the subscription; otherwise the next attempt follows the
 //   retry schedule (+-10% jitter, at least Retry-After up to 24 h) until the last one fails for good;
-// - a disabled subscription's pending deliveries wait (not claimed) until it is enabled again.
+// - a disabled subscription's pending deliveries wait (flagged `paused`, not claimed) until it is
+//   enabled again.
 // Time comes from `clock` (or runOnce's argument), so tests drive the schedule without sleeping.
 
 export type WorkerConfig = Pick<
@@ -78,6 +80,22 @@ export function retryAfterMs(value: string | undefined, now: Date): number | und
   if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
   const at = Date.parse(value);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now.getTime());
+}
+
+/**
+ * The claim's scan: due, unleased deliveries of enabled subscriptions, oldest due first, locked.
+ * `not paused` is written as the due index's predicate says it, so the planner can use the
+ * index, which holds no delivery of a disabled subscription.
+ */
+export function dueDeliveries(q: Queryable, now: Date, limit: number) {
+  const d = webhookDeliveries;
+  return q
+    .select({ id: d.id, subscriptionId: d.subscriptionId })
+    .from(d)
+    .where(and(eq(d.status, 'pending'), not(d.paused), lte(d.nextAttemptAt, now), or(isNull(d.lockedUntil), lte(d.lockedUntil, now))))
+    .orderBy(asc(d.nextAttemptAt))
+    .limit(limit)
+    .for('update', { skipLocked: true });
 }
 
 export class WebhookWorker {
@@ -214,24 +232,26 @@ export class WebhookWorker {
   /**
    * Claims up to WEBHOOK_BATCH due deliveries under a lease committed before any is sent. Those
    * of a disabled subscription (paused, or after a 410) are left alone: they wait, attempts
-   * untouched, until it is enabled again. The exists() probes the subscriptions' primary key.
+   * untouched, until it is enabled again. They are flagged `paused` when the subscription's
+   * status changes, and the due index holds only unflagged ones, so a poll reads about a batch
+   * of rows however many wait. One written while its subscription was being disabled (the
+   * event's transaction still read it active) is caught here and flagged, unsent.
    */
   async claim(now: Date): Promise<Claimed[]> {
     const d = webhookDeliveries;
     const s = webhookSubscriptions;
     return this.db.transaction(async (tx) => {
-      const active = tx
-        .select({ one: sql`1` })
-        .from(s)
-        .where(and(eq(s.id, d.subscriptionId), eq(s.status, 'active')));
-      const due = await tx
-        .select({ id: d.id })
-        .from(d)
-        .where(and(eq(d.status, 'pending'), lte(d.nextAttemptAt, now), or(isNull(d.lockedUntil), lte(d.lockedUntil, now)), exists(active)))
-        .orderBy(asc(d.nextAttemptAt))
-        .limit(this.options.config.WEBHOOK_BATCH)
-        .for('update', { skipLocked: true });
+      const due = await dueDeliveries(tx, now, this.options.config.WEBHOOK_BATCH);
       if (due.length === 0) return [];
+      const subscriptions = await tx
+        .select()
+        .from(s)
+        .where(inArray(s.id, [...new Set(due.map((r) => r.subscriptionId))]));
+      const byId = new Map(subscriptions.map((row) => [row.id, row]));
+      const disabled = due.filter((r) => byId.get(r.subscriptionId)?.status === 'disabled').map((r) => r.id);
+      if (disabled.length > 0) await tx.update(d).set({ paused: true }).where(inArray(d.id, disabled));
+      const ready = due.filter((r) => !disabled.includes(r.id)).map((r) => r.id);
+      if (ready.length === 0) return [];
       const rows = await tx
         .update(d)
         .set({
@@ -240,18 +260,8 @@ export class WebhookWorker {
           attempts: sql`${d.attempts} + 1`,
           updatedAt: now,
         })
-        .where(
-          inArray(
-            d.id,
-            due.map((r) => r.id),
-          ),
-        )
+        .where(inArray(d.id, ready))
         .returning();
-      const subscriptions = await tx
-        .select()
-        .from(webhookSubscriptions)
-        .where(inArray(webhookSubscriptions.id, [...new Set(rows.map((r) => r.subscriptionId))]));
-      const byId = new Map(subscriptions.map((s) => [s.id, s]));
       return rows.map((delivery) => ({ delivery, subscription: byId.get(delivery.subscriptionId) }));
     });
   }
@@ -259,7 +269,8 @@ export class WebhookWorker {
   private async attempt({ delivery, subscription }: Claimed, time: () => Date): Promise<'succeeded' | 'pending' | 'failed'> {
     // Deleted: its deliveries went with it (the cascade), this one too, so nothing is sent.
     if (!subscription) return this.record(delivery, time(), { kind: 'failed', error: 'the subscription was deleted' });
-    // Disabled between the claim's check and its read of the subscription: put it back unsent.
+    // Disabled: put it back unsent. (The claim flags the deliveries of a subscription it reads as
+    // disabled instead of handing them over; this guards the copy it did hand over.)
     if (subscription.status !== 'active') return this.putBack(delivery, time());
     const { type, timestamp, data } = delivery.payload;
     const body = JSON.stringify({ type, timestamp, data });
@@ -330,14 +341,11 @@ export class WebhookWorker {
 
   /**
    * 410 Gone: the endpoint asks to stop, so the subscription is disabled. Like a pause, this
-   * leaves its other pending deliveries waiting (claim skips them): enabling it again resumes
-   * them; deleting it drops them.
+   * flags its other pending deliveries in the same transaction, and they wait (claim skips them):
+   * enabling it again resumes them; deleting it drops them.
    */
   private async disable(subscription: WebhookSubscriptionRow, now: Date): Promise<void> {
-    await this.db
-      .update(webhookSubscriptions)
-      .set({ status: 'disabled', disabledReason: 'the endpoint answered 410 Gone', updatedAt: now })
-      .where(eq(webhookSubscriptions.id, subscription.id));
+    await changeSubscriptionStatus(this.db, subscription, { status: 'disabled', disabledReason: 'the endpoint answered 410 Gone' }, now);
     this.options.logger.warn({ subscriptionId: subscription.id }, 'webhook subscription disabled: the endpoint answered 410');
   }
 

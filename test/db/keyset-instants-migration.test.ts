@@ -1,6 +1,3 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { Readable } from 'node:stream';
 import { sql } from 'drizzle-orm';
 import { migrate } from 'drizzle-orm/pglite/migrator';
@@ -8,12 +5,13 @@ import type { PgliteDatabase } from 'drizzle-orm/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/apps/service.js';
 import { openDatabase, type Database } from '../../src/db/client.js';
-import { projectRoot, runMigrations } from '../../src/db/migrate.js';
+import { runMigrations } from '../../src/db/migrate.js';
 import { rowsOf } from '../../src/db/raw.js';
 import { importNdjson } from '../../src/importer/ndjson.js';
 import { importTypes } from '../../src/importer/types.js';
 import { createLogger } from '../../src/log.js';
 import { message } from '../analytics/fixtures.js';
+import { migrationsBefore } from '../helpers/migrations.js';
 
 /*
  * 0012 stores keyset instants as timestamptz(3). Rows another writer stored with microseconds
@@ -23,22 +21,9 @@ import { message } from '../analytics/fixtures.js';
 
 const MIGRATION = '0012_keyset_instants_milliseconds';
 let database: Database;
-let before: string;
+let before: { dir: string; remove: () => void } | undefined;
 let appId: string;
 const query = async <T>(q: ReturnType<typeof sql>) => rowsOf<T>(await database.db.execute(q));
-
-/** A copy of the migrations folder that stops before `tag`. */
-function migrationsBefore(tag: string): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'migrations-'));
-  cpSync(path.join(projectRoot(), 'migrations'), dir, { recursive: true });
-  const journalPath = path.join(dir, 'meta', '_journal.json');
-  const journal = JSON.parse(readFileSync(journalPath, 'utf8')) as { entries: { tag: string }[] };
-  const at = journal.entries.findIndex((e) => e.tag === tag);
-  expect(at).toBeGreaterThan(0);
-  journal.entries = journal.entries.slice(0, at);
-  writeFileSync(journalPath, JSON.stringify(journal));
-  return dir;
-}
 
 /** message_rollups recomputed from messages (0009's definition of a bucket's counts). */
 const recomputed = () =>
@@ -55,7 +40,7 @@ const kept = () =>
 beforeAll(async () => {
   database = await openDatabase({ DATA_DIR: 'memory', DATABASE_URL: undefined, DB_POOL_MAX: 1, DB_PREPARE: false }, createLogger('silent'));
   before = migrationsBefore(MIGRATION);
-  await migrate(database.db as unknown as PgliteDatabase, { migrationsFolder: before });
+  await migrate(database.db as unknown as PgliteDatabase, { migrationsFolder: before.dir });
   appId = (await createApp(database.db, { name: 'migration test' })).id;
   const records = [1, 2, 3].map((n) => message(n, { id: `m-${n}`, direction: 'outbound', status: n === 3 ? 'failed' : 'sent' }));
   await importNdjson({ db: database.db, appId, input: Readable.from([records.map((r) => JSON.stringify(r)).join('\n')]), types: importTypes });
@@ -75,7 +60,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await database?.close();
-  if (before) rmSync(before, { recursive: true, force: true });
+  before?.remove();
 });
 
 describe(`migration ${MIGRATION}`, () => {
