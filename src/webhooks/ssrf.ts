@@ -29,6 +29,11 @@ for (const [net, prefix] of [
   ['fec0::', 10], // site-local (deprecated by RFC 3879, still routed inside some sites)
   ['fc00::', 7], // unique-local
   ['ff00::', 8], // multicast
+  // Teredo: a tunnel to the IPv4 hidden (XOR-ed) in the address, reached through a relay; the
+  // IPv4 may be any internal one and no webhook receiver is served over it.
+  ['2001::', 32],
+  ['2001:db8::', 32], // documentation (RFC 3849)
+  ['100::', 64], // discard-only (RFC 6666)
 ] as const) {
   blocked.addSubnet(net, prefix, 'ipv6');
 }

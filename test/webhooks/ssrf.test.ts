@@ -41,12 +41,18 @@ describe('isPrivateAddress', () => {
     // Deprecated site-local fec0::/10.
     'fec0::1',
     'feff:ffff::1',
+    // Teredo 2001::/32 (here to 127.0.0.1: 0x80ff:fffe XOR-ed), documentation 2001:db8::/32,
+    // discard-only 100::/64.
+    '2001:0:4136:e378:8000:63bf:80ff:fffe',
+    '2001::1',
+    '2001:db8::1',
+    '100::1',
     'not-an-address',
   ])('%s is refused', (address) => {
     expect(isPrivateAddress(address)).toBe(true);
   });
 
-  it.each(['93.184.215.14', '8.8.8.8', '172.32.0.1', '192.169.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '2002:0808:0808::1', '64:ff9b::8.8.8.8', '64:ff9b:1::808:808', '::8.8.8.8'])(
+  it.each(['93.184.215.14', '8.8.8.8', '172.32.0.1', '192.169.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '2002:0808:0808::1', '64:ff9b::8.8.8.8', '64:ff9b:1::808:808', '::8.8.8.8', '2001:4860:4860::8888', '2001:1::1', '100:0:0:1::1'])(
     '%s is public',
     (address) => {
       expect(isPrivateAddress(address)).toBe(false);
