@@ -1,4 +1,4 @@
-import { loadSigningKeys, refreshSigningKeys, type SigningKeys } from './auth/keys.js';
+import { keyGraceSeconds, loadSigningKeys, refreshSigningKeys, type SigningKeys } from './auth/keys.js';
 import { RateLimits } from './auth/rate-limit.js';
 import type { Config } from './config.js';
 import { openDatabase } from './db/client.js';
@@ -13,7 +13,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
   const database = await openDatabase(config, logger);
   try {
     await runMigrations(database);
-    const keys = await loadSigningKeys(database.db, config.JWT_PRIVATE_JWK);
+    const keys = await loadSigningKeys(database.db, config.JWT_PRIVATE_JWK, keyGraceSeconds(config));
     const keyRefresh = watchSigningKeys(database.db, keys, config, logger);
     const timeline = new TimelineBus(database, logger);
     await timeline.start();
@@ -42,7 +42,7 @@ function watchSigningKeys(db: Runtime['database']['db'], keys: SigningKeys, conf
   let last = 0;
   let pending: Promise<void> | undefined;
   const refresh = () =>
-    (pending ??= refreshSigningKeys(db, keys, config.JWT_PRIVATE_JWK)
+    (pending ??= refreshSigningKeys(db, keys, config.JWT_PRIVATE_JWK, keyGraceSeconds(config))
       .catch((error: unknown) => logger.warn({ err: error }, 'signing keys could not be reloaded'))
       .finally(() => {
         last = Date.now();

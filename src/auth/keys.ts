@@ -1,12 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, eq, ne, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, ne, sql } from 'drizzle-orm';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK, type CryptoKey } from 'jose';
-import { ConfigError, parseSigningJwk, type SigningJwk } from '../config.js';
+import { ConfigError, parseSigningJwk, type Config, type SigningJwk } from '../config.js';
 import type { Db } from '../db/client.js';
 import { AppError } from '../errors/app-error.js';
 import { signingKeys } from './tables.js';
 
 export const SIGNING_ALG = 'ES256';
+
+/**
+ * How long a replaced key keeps verifying: a token it signed lives TOKEN_TTL_SECONDS, and an
+ * instance may sign with it until its next key refresh (KEYS_RELOAD_MS).
+ */
+export const keyGraceSeconds = (config: Pick<Config, 'TOKEN_TTL_SECONDS' | 'KEYS_RELOAD_MS'>) =>
+  config.TOKEN_TTL_SECONDS + Math.ceil(config.KEYS_RELOAD_MS / 1000);
 // Arbitrary constant naming "signing key bootstrap" for pg_advisory_xact_lock.
 const KEYS_LOCK_ID = 724_061_339;
 
@@ -25,13 +32,14 @@ export interface SigningKeys {
  * generated once and kept in the database (first starts are serialized by an advisory lock).
  * The newest active key signs; older active keys still verify until they are retired
  * (`keys rotate` retires those whose tokens have all expired; `keys retire --kid`).
+ * `graceSeconds` is how long a replaced key keeps verifying (token lifetime + key refresh).
  */
-export async function loadSigningKeys(db: Db, configuredPrivateJwk?: string): Promise<SigningKeys> {
+export async function loadSigningKeys(db: Db, configuredPrivateJwk?: string, graceSeconds = 0): Promise<SigningKeys> {
   const configured = configuredPrivateJwk === undefined ? undefined : await readConfiguredJwk(configuredPrivateJwk);
   // Serialized across instances, so racing first starts agree on one key.
   const signerKid = await db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${KEYS_LOCK_ID})`);
-    if (configured) return storeConfiguredKey(tx, configured);
+    if (configured) return storeConfiguredKey(tx, configured, graceSeconds);
     const existing = await tx.select({ kid: signingKeys.kid }).from(signingKeys).where(eq(signingKeys.active, true)).limit(1);
     if (existing.length === 0) await insertGeneratedKey(tx);
     return undefined;
@@ -71,10 +79,14 @@ const samePublicKey = (a: unknown, b: SigningJwk) => (a as JWK).crv === b.crv &&
  * JWKS consumers cache by it), so a key without "kid" is named by its RFC 7638 thumbprint: a
  * changed JWT_PRIVATE_JWK is a new kid, never a silent reuse of the stored key. (Keys stored
  * before this rule were named "configured"; that name is kept while the key is unchanged.)
- * Every other active key is retired, as `keys retire` would: the replaced key leaves the JWKS
- * and its tokens are refused with 401. A retired key is never brought back. Returns the kid.
+ * A replaced key keeps verifying for `graceSeconds` after its successor was stored, as after
+ * `keys rotate`: during a rolling restart the instances not yet restarted still sign with it,
+ * and the tokens it signed stay good until they expire; then it is retired (by whichever instance
+ * starts or refreshes its keys next). `keys retire --kid` ends it at once (a compromised key).
+ * Going back to an earlier key that is still active retires the keys stored after it at once (it
+ * must be the newest to sign). A retired key is never brought back. Returns the kid.
  */
-async function storeConfiguredKey(tx: Tx, jwk: SigningJwk): Promise<string> {
+async function storeConfiguredKey(tx: Tx, jwk: SigningJwk, graceSeconds: number): Promise<string> {
   const { d, kid: givenKid, ...publicMembers } = jwk;
   const rowOf = async (kid: string) => (await tx.select().from(signingKeys).where(eq(signingKeys.kid, kid)).limit(1))[0];
   let kid = givenKid;
@@ -89,7 +101,14 @@ async function storeConfiguredKey(tx: Tx, jwk: SigningJwk): Promise<string> {
   if (stored && !stored.active) {
     throw new ConfigError(`Invalid configuration: JWT_PRIVATE_JWK: this key (kid "${kid}") was retired and its tokens are refused; configure a new key`);
   }
-  if (!stored) {
+  if (stored) {
+    // Compared in SQL: created_at holds microseconds, a JavaScript Date only milliseconds.
+    const storedAt = tx.select({ at: signingKeys.createdAt }).from(signingKeys).where(eq(signingKeys.kid, kid));
+    await tx
+      .update(signingKeys)
+      .set({ active: false })
+      .where(and(eq(signingKeys.active, true), ne(signingKeys.kid, kid), gt(signingKeys.createdAt, sql`(${storedAt})`)));
+  } else {
     await tx.insert(signingKeys).values({
       kid,
       alg: SIGNING_ALG,
@@ -97,8 +116,20 @@ async function storeConfiguredKey(tx: Tx, jwk: SigningJwk): Promise<string> {
       publicJwk: { ...publicMembers, kid, alg: SIGNING_ALG, use: 'sig' },
     });
   }
-  await tx.update(signingKeys).set({ active: false }).where(and(eq(signingKeys.active, true), ne(signingKeys.kid, kid)));
+  await retireSuperseded(tx, graceSeconds);
   return kid;
+}
+
+/**
+ * Retires every active key followed by a newer one stored more than `graceSeconds` ago: no
+ * instance signs with it any more and every token it signed has expired. Returns their kids.
+ */
+async function retireSuperseded(tx: Tx, graceSeconds: number): Promise<string[]> {
+  const active = await tx.select({ kid: signingKeys.kid, createdAt: signingKeys.createdAt }).from(signingKeys).where(eq(signingKeys.active, true)).orderBy(asc(signingKeys.createdAt), asc(signingKeys.kid));
+  const cutoff = Date.now() - graceSeconds * 1000;
+  const retired = active.filter((key, i) => i < active.length - 1 && active[i + 1]!.createdAt.getTime() <= cutoff).map((k) => k.kid);
+  for (const kid of retired) await tx.update(signingKeys).set({ active: false }).where(eq(signingKeys.kid, kid));
+  return retired;
 }
 
 /** Only these members of a stored public JWK are published (a stored row is never trusted to hold no secret). */
@@ -124,8 +155,17 @@ async function readSigningKeys(db: Db, signerKid?: string): Promise<SigningKeys>
   };
 }
 
-/** Re-reads the key set into `keys` (in place: every holder of the object sees the new set). */
-export async function refreshSigningKeys(db: Db, keys: SigningKeys, configuredPrivateJwk?: string): Promise<void> {
+/**
+ * Re-reads the key set into `keys` (in place: every holder of the object sees the new set). With
+ * JWT_PRIVATE_JWK, keys it replaced are retired here once their grace has passed.
+ */
+export async function refreshSigningKeys(db: Db, keys: SigningKeys, configuredPrivateJwk?: string, graceSeconds = 0): Promise<void> {
+  if (configuredPrivateJwk !== undefined && keys.publicKeys.size > 1) {
+    await db.transaction(async (tx) => {
+      await tx.execute(sql`select pg_advisory_xact_lock(${KEYS_LOCK_ID})`);
+      await retireSuperseded(tx, graceSeconds);
+    });
+  }
   // With JWT_PRIVATE_JWK the signer stays the configured key, named at load (keys.kid).
   const fresh = await readSigningKeys(db, configuredPrivateJwk === undefined ? undefined : keys.kid);
   keys.kid = fresh.kid;
@@ -143,11 +183,8 @@ export async function refreshSigningKeys(db: Db, keys: SigningKeys, configuredPr
 export async function rotateSigningKeys(db: Db, graceSeconds: number): Promise<{ kid: string; retired: string[] }> {
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${KEYS_LOCK_ID})`);
-    const active = await tx.select({ kid: signingKeys.kid, createdAt: signingKeys.createdAt }).from(signingKeys).where(eq(signingKeys.active, true)).orderBy(asc(signingKeys.createdAt));
-    const cutoff = Date.now() - graceSeconds * 1000;
     // Keys followed by a successor created before the cutoff signed nothing still valid.
-    const retired = active.filter((key, i) => i < active.length - 1 && active[i + 1]!.createdAt.getTime() <= cutoff).map((k) => k.kid);
-    for (const kid of retired) await tx.update(signingKeys).set({ active: false }).where(eq(signingKeys.kid, kid));
+    const retired = await retireSuperseded(tx, graceSeconds);
     return { kid: await insertGeneratedKey(tx), retired };
   });
 }

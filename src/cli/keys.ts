@@ -1,11 +1,10 @@
-import { retireSigningKey, rotateSigningKeys } from '../auth/keys.js';
+import { keyGraceSeconds, retireSigningKey, rotateSigningKeys } from '../auth/keys.js';
 import type { Runtime } from '../runtime.js';
 import { parseCommandArgs, requireOption, UsageError } from './args.js';
 
 /**
  * With JWT_PRIVATE_JWK the configured key is the signing key (auth/keys.ts): a rotated-in key
- * would never sign, and retiring the configured key would leave instances signing with a key
- * every verifier refuses. The key is changed by changing JWT_PRIVATE_JWK and restarting.
+ * would never sign. The key is changed by changing JWT_PRIVATE_JWK and restarting.
  */
 function refuseWithConfiguredKey(runtime: Runtime, command: string): void {
   if (runtime.config.JWT_PRIVATE_JWK !== undefined) {
@@ -21,13 +20,15 @@ function refuseWithConfiguredKey(runtime: Runtime, command: string): void {
 export async function keysRotate(runtime: Runtime, argv: string[]) {
   parseCommandArgs(argv, {});
   refuseWithConfiguredKey(runtime, 'rotate');
-  const grace = runtime.config.TOKEN_TTL_SECONDS + Math.ceil(runtime.config.KEYS_RELOAD_MS / 1000);
-  return rotateSigningKeys(runtime.database.db, grace);
+  return rotateSigningKeys(runtime.database.db, keyGraceSeconds(runtime.config));
 }
 
-/** `keys retire --kid KID`: its tokens stop verifying on every instance within KEYS_RELOAD_MS (a compromised key). */
+/**
+ * `keys retire --kid KID`: its tokens stop verifying on every instance within KEYS_RELOAD_MS (a
+ * compromised key). Also with JWT_PRIVATE_JWK, for a key it replaced (the newest key, which signs,
+ * is refused either way).
+ */
 export async function keysRetire(runtime: Runtime, argv: string[]) {
   const { values } = parseCommandArgs(argv, { kid: { type: 'string' } });
-  refuseWithConfiguredKey(runtime, 'retire');
   return retireSigningKey(runtime.database.db, requireOption(values.kid, 'kid'));
 }

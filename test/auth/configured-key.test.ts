@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { decodeProtectedHeader, importJWK, jwtVerify, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadSigningKeys } from '../../src/auth/keys.js';
+import { keyGraceSeconds, loadSigningKeys, refreshSigningKeys, retireSigningKey } from '../../src/auth/keys.js';
 import { loadConfig } from '../../src/config.js';
 import { gql, request } from '../helpers/http.js';
 import { createFreshDatabase, startTestServer, type TestServer } from '../helpers/server.js';
@@ -92,8 +92,14 @@ describe('changing JWT_PRIVATE_JWK on existing storage', () => {
     await database?.drop();
     rmSync(dataDir, { recursive: true, force: true });
   });
-  const start = (jwk: Record<string, string>) =>
-    startTestServer({ JWT_PRIVATE_JWK: JSON.stringify(jwk), ...(database ? { DATABASE_URL: database.url } : { DATA_DIR: path.join(dataDir, 'db') }) });
+  // `storage` names a store of its own: a subfolder of dataDir, or the second PostgreSQL database.
+  let otherDatabase: Awaited<ReturnType<typeof createFreshDatabase>> | undefined;
+  afterAll(async () => otherDatabase?.drop());
+  const start = async (jwk: Record<string, string>, storage: 'db' | 'other' = 'db') => {
+    if (storage === 'other' && process.env.DATABASE_URL) otherDatabase ??= await createFreshDatabase(process.env.DATABASE_URL);
+    const url = storage === 'other' ? otherDatabase?.url : database?.url;
+    return startTestServer({ JWT_PRIVATE_JWK: JSON.stringify(jwk), ...(url ? { DATABASE_URL: url } : { DATA_DIR: path.join(dataDir, storage) }) });
+  };
   const works = async (server: TestServer, token: string) => (await gql(server.url, token, '{ viewer { clientId } }')).status;
   const signedBy = async (token: string, jwk: Record<string, string>) =>
     jwtVerify(token, await importJWK(withoutD(jwk), 'ES256'), { algorithms: ['ES256'] }).then(
@@ -101,7 +107,7 @@ describe('changing JWT_PRIVATE_JWK on existing storage', () => {
       () => false,
     );
 
-  it('the new key signs and is published; the replaced key is retired; an unchanged restart keeps tokens', async () => {
+  it('the new key signs; the replaced one verifies until its grace ends; an unchanged restart keeps tokens', async () => {
     const first = ecKey();
     const second = ecKey();
 
@@ -112,17 +118,26 @@ describe('changing JWT_PRIVATE_JWK on existing storage', () => {
     expect((await jwksOf(one)).map((k) => k.x)).toEqual([first.x]);
     await one.close();
 
-    // Restarted with another key: it signs and is the only published key.
+    // Restarted with another key (a rolling restart: instances not yet restarted still sign with
+    // the first): the second signs, both are published, and the first's tokens still work.
     const two = await start(second);
     const jwks = await jwksOf(two);
-    expect(jwks.map((k) => k.x)).toEqual([second.x]);
+    expect(jwks.map((k) => k.x)).toEqual([first.x, second.x]);
     const newToken = await two.client({ apps: [tenant.appId], scopes: ['messages:read'] }).then((c) => c.token());
     expect(await signedBy(newToken, second)).toBe(true);
-    expect(decodeProtectedHeader(newToken).kid).toBe(jwks[0]!.kid);
+    expect(decodeProtectedHeader(newToken).kid).toBe(jwks[1]!.kid);
     expect(decodeProtectedHeader(newToken).kid).not.toBe(decodeProtectedHeader(oldToken).kid);
     expect(await works(two, newToken)).toBe(200);
-    // The replaced key is retired (README "keys retire"): its tokens are refused.
+    expect(await works(two, oldToken)).toBe(200);
+
+    // Once the grace (token lifetime + key refresh) has passed, a refresh retires the first key.
+    const { db } = two.runtime.database;
+    await refreshSigningKeys(db, two.runtime.keys, JSON.stringify(second), keyGraceSeconds(two.runtime.config));
+    expect((await jwksOf(two)).map((k) => k.x)).toEqual([first.x, second.x]);
+    await refreshSigningKeys(db, two.runtime.keys, JSON.stringify(second), 0);
+    expect((await jwksOf(two)).map((k) => k.x)).toEqual([second.x]);
     expect(await works(two, oldToken)).toBe(401);
+    expect(await works(two, newToken)).toBe(200);
     await two.close();
 
     // Restarted with the same key: nothing changes, its tokens keep working.
@@ -133,5 +148,37 @@ describe('changing JWT_PRIVATE_JWK on existing storage', () => {
 
     // A retired key is not brought back (its old tokens would verify again).
     await expect(start(first)).rejects.toThrow(/JWT_PRIVATE_JWK: this key .* was retired/);
+  }, 60_000);
+
+  it('keys retire ends a replaced key at once; going back to a key still active retires the newer one', async () => {
+    const [a, b, c] = [ecKey(), ecKey(), ecKey()];
+    const one = await start(a, 'other');
+    const tenant = await one.tenant();
+    const tokenA = tenant.accessToken;
+    await one.close();
+
+    // A compromised key: replaced, then retired by hand without waiting for its grace.
+    const two = await start(b, 'other');
+    const kidA = decodeProtectedHeader(tokenA).kid!;
+    await retireSigningKey(two.runtime.database.db, kidA);
+    await refreshSigningKeys(two.runtime.database.db, two.runtime.keys, JSON.stringify(b), keyGraceSeconds(two.runtime.config));
+    expect((await jwksOf(two)).map((k) => k.x)).toEqual([b.x]);
+    expect(await works(two, tokenA)).toBe(401);
+    const tokenB = await two.client({ apps: [tenant.appId], scopes: ['messages:read'] }).then((cl) => cl.token());
+    await two.close();
+
+    // b replaced by c, then c rolled back to b within the grace: b must be the newest to sign, so
+    // c is retired at once; b's tokens keep working.
+    const three = await start(c, 'other');
+    const tokenC = await three.client({ apps: [tenant.appId], scopes: ['messages:read'] }).then((cl) => cl.token());
+    expect((await jwksOf(three)).map((k) => k.x)).toEqual([b.x, c.x]);
+    await three.close();
+    const four = await start(b, 'other');
+    expect((await jwksOf(four)).map((k) => k.x)).toEqual([b.x]);
+    expect(await works(four, tokenB)).toBe(200);
+    expect(await works(four, tokenC)).toBe(401);
+    const tokenB2 = await four.client({ apps: [tenant.appId], scopes: ['messages:read'] }).then((cl) => cl.token());
+    expect(await signedBy(tokenB2, b)).toBe(true);
+    await four.close();
   }, 60_000);
 });
