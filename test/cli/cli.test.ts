@@ -30,7 +30,10 @@ function cli(args: string[], input?: string, env: Record<string, string> = {}): 
   });
 }
 
-describe('npm run cli', () => {
+// Each case spawns the CLI, which compiles with tsx and opens PGlite; the first one also creates
+// the DATA_DIR and runs every migration: on a loaded 2-core machine that took over 30 s, and a
+// case that timed out left its process holding the DATA_DIR for the next.
+describe('npm run cli', { timeout: 120_000 }, () => {
   let appId: string;
 
   it('apps create prints {"appId"} as one JSON line', async () => {
