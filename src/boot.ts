@@ -1,8 +1,7 @@
 import { keyGraceSeconds, loadSigningKeys, refreshSigningKeys, type SigningKeys } from './auth/keys.js';
 import { RateLimits } from './auth/rate-limit.js';
 import type { Config } from './config.js';
-import { openDatabase } from './db/client.js';
-import { runMigrations } from './db/migrate.js';
+import { openMigratedDatabase } from './db/open-migrated.js';
 import type { Logger } from './log.js';
 import { TimelineBus } from './realtime/timeline-bus.js';
 import type { Runtime } from './runtime.js';
@@ -10,9 +9,8 @@ import { WebhookWorker } from './webhooks/worker.js';
 
 /** Opens storage, applies migrations and loads the shared signing keys. */
 export async function createRuntime(config: Config, logger: Logger): Promise<Runtime> {
-  const database = await openDatabase(config, logger);
+  const database = await openMigratedDatabase(config, logger);
   try {
-    await runMigrations(database);
     const keys = await loadSigningKeys(database.db, config.JWT_PRIVATE_JWK, keyGraceSeconds(config));
     const keyRefresh = watchSigningKeys(database.db, keys, config, logger);
     const timeline = new TimelineBus(database, logger);

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
@@ -51,9 +51,27 @@ export class DataDirLockedError extends Error {
   }
 }
 
-export async function openDatabase(config: Pick<Config, 'DATABASE_URL' | 'DATA_DIR' | 'DB_POOL_MAX' | 'DB_PREPARE'>, logger: Logger): Promise<Database> {
+/** The extensions every embedded database loads (the migrations create them). */
+export const pgliteExtensions = { btree_gist, pg_trgm };
+
+export interface OpenOptions {
+  /**
+   * Gives a tarball of a data directory (PGlite's dumpDataDir) a new embedded database starts
+   * from instead of an empty one: asked in memory, and for a data directory that holds nothing
+   * yet (judged under its lock); an existing database opens as it is.
+   */
+  loadDataDir?: () => Blob | undefined;
+  /** Called when the tarball did not load; the database then starts empty. */
+  onLoadFailed?: (error: unknown) => void;
+}
+
+export async function openDatabase(
+  config: Pick<Config, 'DATABASE_URL' | 'DATA_DIR' | 'DB_POOL_MAX' | 'DB_PREPARE'>,
+  logger: Logger,
+  options: OpenOptions = {},
+): Promise<Database> {
   if (config.DATABASE_URL) return openPostgres(config.DATABASE_URL, config, logger);
-  return openPglite(config.DATA_DIR, logger);
+  return openPglite(config.DATA_DIR, logger, options);
 }
 
 function openPostgres(url: string, config: Pick<Config, 'DB_POOL_MAX' | 'DB_PREPARE'>, logger: Logger): Database {
@@ -84,11 +102,11 @@ function openPostgres(url: string, config: Pick<Config, 'DB_POOL_MAX' | 'DB_PREP
   };
 }
 
-async function openPglite(dataDir: string, logger: Logger): Promise<Database> {
+async function openPglite(dataDir: string, logger: Logger, options: OpenOptions): Promise<Database> {
   const inMemory = dataDir === 'memory';
+  const dir = inMemory ? undefined : path.resolve(dataDir);
   let release: (() => Promise<void>) | undefined;
-  if (!inMemory) {
-    const dir = path.resolve(dataDir);
+  if (dir) {
     mkdirSync(dir, { recursive: true });
     try {
       // One process owns an embedded data directory; a crashed owner's lock goes stale in 10 s.
@@ -98,8 +116,25 @@ async function openPglite(dataDir: string, logger: Logger): Promise<Database> {
       throw error;
     }
   }
-  const client = await PGlite.create(inMemory ? undefined : path.resolve(dataDir), { extensions: { btree_gist, pg_trgm } });
-  logger.debug({ dataDir }, 'embedded PGlite opened');
+  let client: PGlite;
+  let loaded = false;
+  try {
+    const loadDataDir = !dir || readdirSync(dir).length === 0 ? options.loadDataDir?.() : undefined;
+    try {
+      client = await PGlite.create({ dataDir: dir, extensions: pgliteExtensions, loadDataDir });
+      loaded = loadDataDir !== undefined;
+    } catch (error) {
+      if (!loadDataDir) throw error;
+      options.onLoadFailed?.(error);
+      // The directory was empty, and it is still ours (locked): what is in it came from the tarball.
+      if (dir) for (const name of readdirSync(dir)) rmSync(path.join(dir, name), { recursive: true, force: true });
+      client = await PGlite.create({ dataDir: dir, extensions: pgliteExtensions });
+    }
+  } catch (error) {
+    await release?.();
+    throw error;
+  }
+  logger.debug({ dataDir, fromTarball: loaded }, 'embedded PGlite opened');
   const { queries, logger: queryLogger } = countingLogger();
   const db = drizzleOnPglite(client, queryLogger);
   return {

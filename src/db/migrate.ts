@@ -21,7 +21,7 @@ export function projectRoot(): string {
   return dir;
 }
 
-const migrationsFolder = () => path.join(projectRoot(), 'migrations');
+export const migrationsFolder = () => path.join(projectRoot(), 'migrations');
 
 /** Applies pending migrations; on PostgreSQL several instances may start at once (DESIGN section 1). */
 export async function runMigrations(database: Database): Promise<void> {
