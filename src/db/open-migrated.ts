@@ -13,7 +13,8 @@ type StorageConfig = Pick<Config, 'DATABASE_URL' | 'DATA_DIR' | 'DB_POOL_MAX' | 
  * next start.
  */
 export async function openMigratedDatabase(config: StorageConfig, logger: Logger, snapshots = defaultSnapshotDir()): Promise<Database> {
-  const key = config.DATABASE_URL ? undefined : keyOrUndefined(logger);
+  // Asked for only by a new embedded database: PostgreSQL and an existing data directory skip it.
+  let key: string | undefined;
   let snapshot: Blob | undefined;
   const unusable = (error: unknown) => {
     snapshot = undefined;
@@ -22,6 +23,7 @@ export async function openMigratedDatabase(config: StorageConfig, logger: Logger
   };
   const database = await openDatabase(config, logger, {
     loadDataDir: () => {
+      key = keyOrUndefined(logger);
       try {
         return (snapshot = key ? readSnapshot(snapshots, key) : undefined);
       } catch (error) {
