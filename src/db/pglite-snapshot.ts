@@ -61,18 +61,15 @@ function snapshotPath(dir: string, key: string): string {
 }
 
 /**
- * The snapshot for `key`; undefined when there is none, or when the file is not a whole tar
- * archive (it is then removed). PGlite is never handed a damaged file: its unpacker reports some
- * damage as an unhandled rejection, which would end the process, besides failing the start.
+ * The snapshot for `key`, or undefined when there is none. Throws when the file is not a whole
+ * tar archive (the caller discards it): PGlite is never handed a damaged file, as its unpacker
+ * reports some damage as an unhandled rejection, which would end the process.
  */
 export function readSnapshot(dir: string, key: string): Blob | undefined {
   const file = snapshotPath(dir, key);
   if (!existsSync(file)) return undefined;
   const bytes = readFileSync(file);
-  if (!isWholeTar(bytes)) {
-    discardSnapshot(dir, key);
-    throw new Error(`${file} is not a whole tar archive`);
-  }
+  if (!isWholeTar(bytes)) throw new Error(`${file} is not a whole tar archive`);
   return new Blob([bytes]);
 }
 
