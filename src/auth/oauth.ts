@@ -107,7 +107,10 @@ export interface AuthRow {
   rateDay: number | null;
 }
 
-/** Built once per handle: a named server-side statement on PostgreSQL (DB_PREPARE). */
+/**
+ * Built once per handle, on Database.authDb: on PostgreSQL a statement prepared on the lookup's own
+ * connection and planned once (src/db/client.ts), not on every request as the pool's are.
+ */
 function buildAuthLookup(db: Db) {
   const q = sql`unnest(${sql.placeholder('jtis')}::text[], ${sql.placeholder('clientIds')}::text[])`;
   return db
@@ -166,7 +169,7 @@ async function lookUp(runtime: Runtime, auth: AuthContext): Promise<AuthRow | un
   const known = answers?.get(auth.jti);
   if (known) return known;
   const before = revocations.get(database) ?? 0;
-  const row = await authBatch(database.db).load({ jti: auth.jti, clientId: auth.clientId });
+  const row = await authBatch(database.authDb).load({ jti: auth.jti, clientId: auth.clientId });
   if (answers && row && !row.revoked && (revocations.get(database) ?? 0) === before) {
     if (answers.size >= EMBEDDED_ANSWERS) answers.delete(answers.keys().next().value!);
     answers.set(auth.jti, row);

@@ -25,6 +25,14 @@ export type Queryable = Db | Tx;
 export interface Database {
   kind: 'postgres' | 'pglite';
   db: Db;
+  /**
+   * The handle of the per-request authentication lookup (src/auth/oauth.ts). On PostgreSQL its
+   * own connection, outside DB_POOL_MAX: the lookup waits behind no slow read of the pool, and is
+   * planned once (a generic plan) instead of on every request as the pool's statements are. Its
+   * plan cannot depend on an app's data: primary-key lookups of the tokens and clients asked
+   * about. Embedded: `db` itself.
+   */
+  authDb: Db;
   /** postgres.js client when kind is postgres (LISTEN/NOTIFY, advisory locks). */
   pg?: postgres.Sql;
   url?: string;
@@ -75,30 +83,41 @@ export async function openDatabase(
 }
 
 function openPostgres(url: string, config: Pick<Config, 'DB_POOL_MAX' | 'DB_PREPARE'>, logger: Logger): Database {
-  const pg = postgres(url, {
-    max: config.DB_POOL_MAX,
-    prepare: config.DB_PREPARE,
-    onnotice: (notice) => logger.debug({ notice: notice.message }, 'postgres notice'),
-    connect_timeout: 10,
-    backoff: reconnectBackoff,
-    // Prepared statements are planned for their actual values every time (see prepared-statements.ts).
-    // Only with them: poolers (DB_PREPARE=0) refuse unknown startup parameters.
-    ...(config.DB_PREPARE ? { connection: { plan_cache_mode: 'force_custom_plan' } } : {}),
-  });
-  if (config.DB_PREPARE) preferPreparedStatements(pg);
+  const client = (max: number, planCacheMode: 'force_custom_plan' | 'force_generic_plan') => {
+    const sql = postgres(url, {
+      max,
+      prepare: config.DB_PREPARE,
+      onnotice: (notice) => logger.debug({ notice: notice.message }, 'postgres notice'),
+      connect_timeout: 10,
+      backoff: reconnectBackoff,
+      // How prepared statements are planned (see prepared-statements.ts). Only with them: poolers
+      // (DB_PREPARE=0) refuse unknown startup parameters.
+      ...(config.DB_PREPARE ? { connection: { plan_cache_mode: planCacheMode } } : {}),
+    });
+    if (config.DB_PREPARE) preferPreparedStatements(sql);
+    return sql;
+  };
+  // The pool: every statement planned for its actual values.
+  const pg = client(config.DB_POOL_MAX, 'force_custom_plan');
+  // Authentication's own connection (Database.authDb), opened on first use.
+  const authPg = client(1, 'force_generic_plan');
   guardTypeFetch(logger);
   const { queries, logger: queryLogger } = countingLogger();
   const db = drizzlePostgres({ client: pg, schema, logger: queryLogger }) as unknown as Db;
+  const authDb = drizzlePostgres({ client: authPg, schema, logger: queryLogger }) as unknown as Db;
   return {
     kind: 'postgres',
     queries,
     db,
+    authDb,
     pg,
     url,
     ping: async () => {
       await pg`select 1`;
     },
-    close: () => pg.end({ timeout: 5 }),
+    close: async () => {
+      await Promise.all([pg.end({ timeout: 5 }), authPg.end({ timeout: 5 })]);
+    },
   };
 }
 
@@ -141,6 +160,7 @@ async function openPglite(dataDir: string, logger: Logger, options: OpenOptions)
     kind: 'pglite',
     queries,
     db,
+    authDb: db,
     pglite: client,
     ping: async () => {
       await client.query('select 1');
