@@ -90,7 +90,8 @@ export function discardSnapshot(dir: string, key: string): void {
 /**
  * Saves `pglite`'s data directory as the snapshot for `key`. Written under a temporary name and
  * renamed, so a process starting meanwhile (test files start in parallel) reads a whole file or
- * none. Snapshots of other keys are removed: they are 40 MB each and no longer match.
+ * none. Snapshots of other keys are removed: they are 40 MB each and no longer match. So are
+ * temporary files of writers that are gone (killed mid-write); a live writer's is left alone.
  */
 export async function writeSnapshot(pglite: PGlite, dir: string, key: string): Promise<void> {
   const tarball = await pglite.dumpDataDir('none');
@@ -100,6 +101,21 @@ export async function writeSnapshot(pglite: PGlite, dir: string, key: string): P
   writeFileSync(temporary, Buffer.from(await tarball.arrayBuffer()));
   renameSync(temporary, target);
   for (const name of readdirSync(dir)) {
-    if (name.startsWith(PREFIX) && name.endsWith(SUFFIX) && name !== path.basename(target)) rmSync(path.join(dir, name), { force: true });
+    const writer = TEMPORARY.exec(name)?.[1];
+    const stale = writer ? !isRunning(Number(writer)) : name.startsWith(PREFIX) && name.endsWith(SUFFIX) && name !== path.basename(target);
+    if (stale) rmSync(path.join(dir, name), { force: true });
+  }
+}
+
+/** writeSnapshot's temporary files: the snapshot's name, the writer's pid, a random suffix. */
+const TEMPORARY = /^pglite-[0-9a-f]+\.tar\.(\d+)\.[0-9a-f]+\.tmp$/;
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it runs, as another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
