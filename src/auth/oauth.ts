@@ -86,12 +86,16 @@ export type Authentication = { ok: true; auth: AuthContext; quota: ClientQuota }
 
 /**
  * The one query of every authenticated request: revocation and the client's quotas. Lookups of
- * requests that arrived in the same turn of the event loop go to the database together, as one
- * query (a DataLoader without a cache, per database handle, dispatched on `setImmediate`): under
- * load a database round trip was the largest fixed cost of a request (bench/), and N requests in
- * flight now share one. Still strict (DESIGN section 2): a batch's query is sent after every
- * request in it arrived, so it reads every revocation committed before any of them began; a
- * request arriving while a query is in flight waits for the next one.
+ * requests that arrive together go to the database as one query (a DataLoader without a cache,
+ * per database handle): under load a database round trip was the largest fixed cost of a request
+ * (bench/), and N requests in flight now share one. One query is in flight at a time: a request
+ * arriving while one is waits for it to settle and joins the next, sent on the following turn of
+ * the event loop with every request that arrived meanwhile. So while the database is away the
+ * waiting requests do not queue up one query each on the lookup's single connection (each failed
+ * connection attempt answered one of them, and the rest waited longer and longer); each batch
+ * gets the next attempt's answer together (503). Still strict (DESIGN section 2): a batch's
+ * query is sent after every request in it arrived, so it reads every revocation committed
+ * before any of them began.
  */
 const authBatches = new WeakMap<Db, DataLoader<TokenKey, AuthRow | undefined, string>>();
 
@@ -132,15 +136,19 @@ function authBatch(db: Db) {
   let batch = authBatches.get(db);
   if (!batch) {
     const lookup = buildAuthLookup(db);
+    /** The query in flight, settled either way; resolved when there is none. */
+    let inFlight: Promise<unknown> = Promise.resolve();
     batch = new DataLoader<TokenKey, AuthRow | undefined, string>(
       async (keys) => {
         const unique = [...new Map(keys.map((k) => [tokenKey(k), k])).values()];
-        const rows = await lookup.execute({ jtis: unique.map((k) => k.jti), clientIds: unique.map((k) => k.clientId) });
+        const query = lookup.execute({ jtis: unique.map((k) => k.jti), clientIds: unique.map((k) => k.clientId) });
+        inFlight = query.catch(() => undefined);
+        const rows = await query;
         const byKey = new Map(rows.map((r) => [tokenKey(r), r]));
         return keys.map((k) => byKey.get(tokenKey(k)));
       },
       // Not a cache: every request reads the database (DESIGN section 2); only the query is shared.
-      { cache: false, batchScheduleFn: (dispatch) => setImmediate(dispatch), maxBatchSize: 500 },
+      { cache: false, batchScheduleFn: (dispatch) => void inFlight.then(() => setImmediate(dispatch)), maxBatchSize: 500 },
     );
     authBatches.set(db, batch);
   }

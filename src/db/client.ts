@@ -112,8 +112,9 @@ function openPostgres(url: string, config: Pick<Config, 'DB_POOL_MAX' | 'DB_PREP
     authDb,
     pg,
     url,
+    // Ready when both answer: without the lookup's connection every authenticated request fails.
     ping: async () => {
-      await pg`select 1`;
+      await Promise.all([pg`select 1`, authPg`select 1`]);
     },
     close: async () => {
       await Promise.all([pg.end({ timeout: 5 }), authPg.end({ timeout: 5 })]);

@@ -8,8 +8,8 @@
  * 11-30 s (measured with test/faults/postgres-restart.test.ts's scenario), and requests queued on
  * a waiting connection hung that long before their 503. Here the wait doubles from 50 ms and stops
  * at one second, with jitter so a fleet of instances does not reconnect in step: at most
- * DB_POOL_MAX + 1 attempts a second per instance (the pool and the token lookup's connection)
- * while the database is down, and service again within
+ * DB_POOL_MAX + 2 attempts a second per instance (the pool, the token lookup's connection and
+ * the timeline's LISTEN connection) while the database is down, and service again within
  * about a second of its return.
  */
 export const MAX_RECONNECT_DELAY_S = 1;

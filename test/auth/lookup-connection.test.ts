@@ -10,7 +10,7 @@ const onPostgres = Boolean(process.env.DATABASE_URL);
 let server: TestServer;
 
 beforeAll(async () => {
-  if (onPostgres) server = await startTestServer({ DB_POOL_MAX: '2', RATE_LIMIT_MINUTE: '100000' });
+  if (onPostgres) server = await startTestServer({ DB_POOL_MAX: '2', DB_PREPARE: '1', RATE_LIMIT_MINUTE: '100000' });
 });
 afterAll(() => server?.close());
 

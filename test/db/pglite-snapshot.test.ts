@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -96,14 +96,18 @@ describe('an in-memory database', () => {
     const snapshots = temporaryDir('snapshots-');
     writeFileSync(path.join(snapshots, 'pglite-0000000000000000.tar'), 'a snapshot of other migrations');
     writeFileSync(path.join(snapshots, 'unrelated.txt'), 'kept');
-    // Temporary files of writers: one killed mid-write (its pid is gone), one still writing.
+    // Temporary files of writers: one killed mid-write an hour ago (its pid is gone), one still
+    // writing, and one of a pid not seen from here, written just now (another pid namespace).
     const gone = spawnSync(process.execPath, ['-e', '']).pid!;
     const killedWriter = `pglite-${snapshotKey()}.tar.${gone}.0a1b2c3d.tmp`;
     const liveWriter = `pglite-${snapshotKey()}.tar.${process.pid}.4e5f6a7b.tmp`;
-    for (const name of [killedWriter, liveWriter]) writeFileSync(path.join(snapshots, name), 'half a tarball');
+    const unseenWriter = `pglite-${snapshotKey()}.tar.${gone}.8c9d0e1f.tmp`;
+    for (const name of [killedWriter, liveWriter, unseenWriter]) writeFileSync(path.join(snapshots, name), 'half a tarball');
+    const anHourAgo = new Date(Date.now() - 3_600_000);
+    utimesSync(path.join(snapshots, killedWriter), anHourAgo, anHourAgo);
     const first = await open('memory', snapshots);
     expect(await appliedMigrations(first)).toBe(journalEntries);
-    expect(readdirSync(snapshots).sort()).toEqual([`pglite-${snapshotKey()}.tar`, liveWriter, 'unrelated.txt']);
+    expect(readdirSync(snapshots).sort()).toEqual([`pglite-${snapshotKey()}.tar`, liveWriter, unseenWriter, 'unrelated.txt']);
 
     const second = await open('memory', snapshots);
     expect(await appliedMigrations(second)).toBe(journalEntries);
