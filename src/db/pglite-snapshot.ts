@@ -91,8 +91,7 @@ export function discardSnapshot(dir: string, key: string): void {
  * Saves `pglite`'s data directory as the snapshot for `key`. Written under a temporary name and
  * renamed, so a process starting meanwhile (test files start in parallel) reads a whole file or
  * none. Snapshots of other keys are removed: they are 40 MB each and no longer match. So are
- * temporary files of writers that are gone (killed mid-write) once they are old; a live writer's
- * is left alone.
+ * temporary files that writers killed mid-write left behind; a live writer's is left alone.
  */
 export async function writeSnapshot(pglite: PGlite, dir: string, key: string): Promise<void> {
   const tarball = await pglite.dumpDataDir('none');
@@ -103,35 +102,25 @@ export async function writeSnapshot(pglite: PGlite, dir: string, key: string): P
   renameSync(temporary, target);
   for (const name of readdirSync(dir)) {
     const file = path.join(dir, name);
-    const writer = TEMPORARY.exec(name)?.[1];
-    const stale = writer ? !isRunning(Number(writer)) && isOld(file) : name.startsWith(PREFIX) && name.endsWith(SUFFIX) && name !== path.basename(target);
+    const stale = TEMPORARY.test(name) ? isAbandoned(file) : name.startsWith(PREFIX) && name.endsWith(SUFFIX) && name !== path.basename(target);
     if (stale) rmSync(file, { force: true });
   }
 }
 
 /** writeSnapshot's temporary files: the snapshot's name, the writer's pid, a random suffix. */
-const TEMPORARY = /^pglite-[0-9a-f]+\.tar\.(\d+)\.[0-9a-f]+\.tmp$/;
+const TEMPORARY = /^pglite-[0-9a-f]+\.tar\.\d+\.[0-9a-f]+\.tmp$/;
 
 /**
- * A write takes about a second. A writer in another pid namespace (a container sharing the
- * folder) looks gone from here, so a file is also left alone until it is older than that by far.
+ * A write takes about a second, so a temporary file ten minutes old was left by a writer that
+ * died. Its age decides, not whether its pid runs: a writer in another pid namespace (a container
+ * sharing the folder) would look gone from here.
  */
-const TEMPORARY_MAX_AGE_MS = 10 * 60_000;
+const ABANDONED_AFTER_MS = 10 * 60_000;
 
-function isOld(file: string): boolean {
+function isAbandoned(file: string): boolean {
   try {
-    return Date.now() - statSync(file).mtimeMs > TEMPORARY_MAX_AGE_MS;
+    return Date.now() - statSync(file).mtimeMs > ABANDONED_AFTER_MS;
   } catch {
     return false; // renamed or removed meanwhile
-  }
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it runs, as another user.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

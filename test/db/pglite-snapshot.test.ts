@@ -96,8 +96,8 @@ describe('an in-memory database', () => {
     const snapshots = temporaryDir('snapshots-');
     writeFileSync(path.join(snapshots, 'pglite-0000000000000000.tar'), 'a snapshot of other migrations');
     writeFileSync(path.join(snapshots, 'unrelated.txt'), 'kept');
-    // Temporary files of writers: one killed mid-write an hour ago (its pid is gone), one still
-    // writing, and one of a pid not seen from here, written just now (another pid namespace).
+    // Temporary files of writers: one killed mid-write an hour ago, one still writing, and one
+    // written just now by a pid not seen from here (another pid namespace).
     const gone = spawnSync(process.execPath, ['-e', '']).pid!;
     const killedWriter = `pglite-${snapshotKey()}.tar.${gone}.0a1b2c3d.tmp`;
     const liveWriter = `pglite-${snapshotKey()}.tar.${process.pid}.4e5f6a7b.tmp`;
