@@ -21,7 +21,7 @@ import { hasOrderedRootFields } from '../graphql/ordered-root-fields.js';
 import { errorResponse, serverError, timestamp } from '../http/envelope.js';
 import type { HttpEnv } from '../http/types.js';
 import type { RequestContext } from '../runtime.js';
-import { coerceVariables } from './variables.js';
+import { coerceVariables, variableSlots, variableValues, type VariableSlot } from './variables.js';
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -85,6 +85,8 @@ interface PreparedRoute {
   compiled?: CompiledQuery;
   /** The scope the root field needs (scope-auth rule), checked before the input is (SPEC: 403). */
   scope?: Scope;
+  /** The document's variables and their types. */
+  variables: readonly VariableSlot[];
   /** Variables of a list type: a query parameter given more than once adds to the list. */
   listVariables: ReadonlySet<string>;
   /** Variables a 'spread' body may set: the document's, less the path's parameters. */
@@ -110,6 +112,7 @@ export function prepareRoute(schema: GraphQLSchema, route: RestRoute): PreparedR
     rootErrorType: validationErrorType({ parentType: rootType, fieldName }),
     compiled: compiled && isCompiledQuery(compiled) ? compiled : undefined,
     scope: field ? requiredScope(field) : undefined,
+    variables: variableSlots(schema, operation.variableDefinitions ?? []),
     listVariables: new Set(
       (operation.variableDefinitions ?? [])
         .filter((d) => {
@@ -212,11 +215,14 @@ async function runRoute(c: HonoContext<HttpEnv>, schema: GraphQLSchema, prepared
       }
     }
   }
-  const { values, details } = coerceVariables(schema, operation.variableDefinitions ?? [], raw, fromStrings);
-  if (details.length > 0) throw validationFailed(restFieldNames(route, stripPrefix(details, bodyVariable)), prepared.rootErrorType);
-
-  const result = await run(schema, prepared, values, ctx);
+  const result = await run(schema, prepared, variableValues(prepared.variables, raw, fromStrings), ctx);
   if (result.errors && result.errors.length > 0) {
+    // No data at all: the executor refused the variables. Which and why, with field paths (DESIGN
+    // section 3), rather than graphql's coercion message.
+    if (!('data' in result)) {
+      const { details } = coerceVariables(schema, operation.variableDefinitions ?? [], raw, fromStrings);
+      if (details.length > 0) throw validationFailed(restFieldNames(route, stripPrefix(details, bodyVariable)), prepared.rootErrorType);
+    }
     const first = result.errors[0]!;
     const appError = toAppError(first);
     if (!appError) {

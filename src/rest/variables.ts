@@ -10,6 +10,39 @@ import {
 } from 'graphql';
 import type { ErrorDetail } from '../errors/app-error.js';
 
+/** A variable of a route's document and its type, looked up once when the route is mounted. */
+export interface VariableSlot {
+  name: string;
+  type: GraphQLInputType;
+}
+
+export function variableSlots(schema: GraphQLSchema, definitions: readonly VariableDefinitionNode[]): VariableSlot[] {
+  return definitions.flatMap((d) => {
+    const type = typeFromAST(schema, d.type) as GraphQLInputType | undefined;
+    return type ? [{ name: d.variable.name.value, type }] : [];
+  });
+}
+
+/**
+ * The values raw REST input gives the variables, unchecked: a query or path string becomes the
+ * number, boolean or list its variable takes, and an empty one is no value. The executor coerces
+ * and checks them as it would any client's; when it refuses them, `coerceVariables` says which
+ * and why. Checking them here first did the executor's work twice on every request (bench/).
+ */
+export function variableValues(slots: readonly VariableSlot[], raw: Record<string, unknown>, fromStrings: ReadonlySet<string>): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  for (const { name, type } of slots) {
+    const value = raw[name];
+    if (value === undefined) continue;
+    if (typeof value === 'string' && fromStrings.has(name)) {
+      if (value !== '') values[name] = fromQueryString(value, type);
+    } else {
+      values[name] = value;
+    }
+  }
+  return values;
+}
+
 /**
  * Turns raw REST input (path and query strings, a JSON body) into GraphQL variables, checking
  * them against the operation's variable types so a bad value is reported with its field path
