@@ -89,6 +89,8 @@ interface PreparedRoute {
   variables: readonly VariableSlot[];
   /** Variables of a list type: a query parameter given more than once adds to the list. */
   listVariables: ReadonlySet<string>;
+  /** The names the query string may carry (REST names, `limit` for `first`); any other is refused. */
+  queryNames: ReadonlySet<string>;
   /** Variables a 'spread' body may set: the document's, less the path's parameters. */
   bodyVariables: ReadonlySet<string>;
 }
@@ -113,6 +115,7 @@ export function prepareRoute(schema: GraphQLSchema, route: RestRoute): PreparedR
     compiled: compiled && isCompiledQuery(compiled) ? compiled : undefined,
     scope: field ? requiredScope(field) : undefined,
     variables: variableSlots(schema, operation.variableDefinitions ?? []),
+    queryNames: queryParameterNames(route, (operation.variableDefinitions ?? []).map((d) => d.variable.name.value)),
     listVariables: new Set(
       (operation.variableDefinitions ?? [])
         .filter((d) => {
@@ -125,6 +128,26 @@ export function prepareRoute(schema: GraphQLSchema, route: RestRoute): PreparedR
       (operation.variableDefinitions ?? []).map((d) => d.variable.name.value).filter((name) => !route.path.split('/').includes(`:${name}`)),
     ),
   };
+}
+
+const pathParams = (path: string) => path.split('/').filter((s) => s.startsWith(':')).map((s) => s.slice(1));
+
+/**
+ * The query parameters a route takes, by their REST names: the variables no path parameter,
+ * header or body gives (a DELETE's spread body may come as query parameters too: SPEC's `reason`).
+ * The OpenAPI document lists the same (test/openapi).
+ */
+export function queryParameterNames(route: RestRoute, variables: readonly string[]): ReadonlySet<string> {
+  const taken = new Set([...pathParams(route.path), ...Object.values(route.headers ?? {})]);
+  const body = route.body;
+  const free = variables.filter((v) => {
+    if (taken.has(v)) return false;
+    if (!body) return true;
+    if (body === 'spread') return route.method === 'DELETE';
+    return 'variable' in body && v !== body.variable;
+  });
+  const restName = new Map(Object.entries(route.queryAliases ?? {}).map(([rest, variable]) => [variable, rest]));
+  return new Set(free.map((v) => restName.get(v) ?? v));
 }
 
 /** Runs a prepared document: compiled when it could be, graphql-js otherwise. */
@@ -162,7 +185,14 @@ async function runRoute(c: HonoContext<HttpEnv>, schema: GraphQLSchema, prepared
   // Only the query string: parsing the whole URL is wasted on the many requests that have none.
   const queryAt = c.req.url.indexOf('?');
   const query = queryAt === -1 ? undefined : new URLSearchParams(c.req.url.slice(queryAt + 1).split('#', 1)[0]);
+  // A misspelt parameter (`statuss=failed`, `reasn=...`) was ignored in silence: an unfiltered
+  // page, or a call cancelled without its reason.
+  let unknownQuery: string[] | undefined;
   for (const [key, value] of query ?? []) {
+    if (!prepared.queryNames.has(key)) {
+      (unknownQuery ??= []).includes(key) || unknownQuery.push(key);
+      continue;
+    }
     const name = route.queryAliases?.[key] ?? key;
     if (route.singleValueQuery?.includes(name)) {
       raw[name] = value === '' ? undefined : [value];
@@ -187,6 +217,9 @@ async function runRoute(c: HonoContext<HttpEnv>, schema: GraphQLSchema, prepared
   }
   // Path and query are in: scope and app are known before the body is read or checked.
   authorizeFirst(ctx, prepared, raw);
+  if (unknownQuery) {
+    throw validationFailed(unknownQuery.map((key) => ({ field: key, code: 'unrecognized' as const, message: 'Unrecognized query parameter' })), prepared.rootErrorType);
+  }
   let bodyVariable: string | undefined;
   if (route.body) {
     const body = await readJsonBody(c, route.invalidJson ?? 'invalid_request');
@@ -201,7 +234,11 @@ async function runRoute(c: HonoContext<HttpEnv>, schema: GraphQLSchema, prepared
         throw validationFailed(unknown.map(([key]) => ({ field: key, code: 'unrecognized' as const, message: 'Unrecognized field' })), prepared.rootErrorType);
       }
       for (const [key, value] of entries) {
-        if (!fromStrings.has(key) || raw[key] === undefined) raw[key] = value;
+        // The query's value wins, unless it is empty (`?reason=`, no value): then the body's counts.
+        if (raw[key] === undefined || raw[key] === '' || !fromStrings.has(key)) {
+          raw[key] = value;
+          fromStrings.delete(key);
+        }
       }
     } else if ('variable' in route.body) {
       bodyVariable = route.body.variable;

@@ -45,6 +45,23 @@ describe('GET /analytics/{appId}/messages: bad input is 400 validation_error nam
     expect(res.body.error.details).toContainEqual({ field, code, message: expect.any(String) });
   });
 
+  it('a query parameter it does not know is refused, not ignored (a misspelt filter would give an unfiltered page)', async () => {
+    for (const [query, fields] of [
+      ['?statuss=failed', ['statuss']],
+      ['?limt=5&statuss=failed&limt=6', ['limt', 'statuss']],
+      // The GraphQL argument names are not REST's: `limit` and `cursor` are.
+      ['?first=1', ['first']],
+      ['?after=x', ['after']],
+      ['?appId=x', ['appId']],
+    ] as const) {
+      const res = await list(tenant.appId, query);
+      expect(res.status, query).toBe(400);
+      expectErrorEnvelope(res.body, 'validation_error');
+      expect(res.body.error.details).toEqual(fields.map((field) => ({ field, code: 'unrecognized', message: 'Unrecognized query parameter' })));
+    }
+    expect((await list(tenant.appId, '?limit=1&status=sent')).status).toBe(200);
+  });
+
   it('a cursor of another filter set still works, but an edited one is refused', async () => {
     const first = await list(tenant.appId, '?limit=1');
     const cursor: string = first.body.pagination.nextCursor;

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schema } from '../../src/graphql/schema.js';
 import { createMainApp, createVideoApp } from '../../src/http/app.js';
 import { buildOpenApiDocument, openApiPath } from '../../src/openapi/document.js';
+import { prepareRoute } from '../../src/rest/adapter.js';
 import { restRoutes } from '../../src/rest/routes.js';
 import { videoHostRoutes } from '../../src/video/rest.js';
 import { checkContract } from '../helpers/contract.js';
@@ -131,6 +132,16 @@ describe('GET /api/v1/openapi.json', () => {
 });
 
 describe('the contract helper', () => {
+  it('lists as query parameters exactly the names each route takes from the query string', async () => {
+    const doc = (await request(`${server.url}/api/v1/openapi.json`)).body as Doc;
+    for (const route of restRoutes) {
+      const operation = doc.paths[openApiPath(route.path)]![route.method.toLowerCase()];
+      const documented = (operation.parameters ?? []).filter((p: any) => p.in === 'query').map((p: any) => p.name).sort();
+      const prepared = prepareRoute(schema, route);
+      expect(documented, `${route.method} ${route.path}`).toEqual([...prepared.queryNames].sort());
+    }
+  });
+
   it('fails a documented response whose body is off the document, or whose status is not listed', () => {
     const url = 'http://127.0.0.1:1/api/v1/analytics/00000000-0000-4000-8000-000000000000/tags';
     expect(() => checkContract(url, 'GET', 200, { data: ['a'], meta: { timestamp: new Date().toISOString() } })).not.toThrow();

@@ -381,6 +381,27 @@ describe('DELETE /video/{appId}/scheduled-calls/{id}', () => {
     }
     expect((await a.get(id)).body.data.call.status).toBe('scheduled');
   });
+
+  it('400 for a query parameter it does not know (a misspelt reason), and the call stays as it was', async () => {
+    const { a } = await setUp();
+    const id = (await a.create(booking(futureDay(15, 17)))).body.data.call.id;
+    const res = await a.cancel(id, { query: '?reasn=guest%20asked' });
+    expect(res.status).toBe(400);
+    expectErrorEnvelope(res.body, 'invalid_request');
+    expect(res.body.error.details).toEqual([{ field: 'reasn', code: 'unrecognized', message: 'Unrecognized query parameter' }]);
+    expect((await a.get(id)).body.data.call.status).toBe('scheduled');
+  });
+
+  it("an empty reason in the query leaves the body's reason in force", async () => {
+    const { a } = await setUp();
+    const id = (await a.create(booking(futureDay(15, 18)))).body.data.call.id;
+    const res = await a.cancel(id, { query: '?reason=', json: { reason: 'body wins when the query is empty' } });
+    expect(res.status).toBe(200);
+    expect(res.body.data.call.cancellation_reason).toBe('body wins when the query is empty');
+    // A non-empty query reason still wins over the body's.
+    const other = (await a.create(booking(futureDay(15, 19)))).body.data.call.id;
+    expect((await a.cancel(other, { query: '?reason=from%20query', json: { reason: 'from body' } })).body.data.call.cancellation_reason).toBe('from query');
+  });
 });
 
 describe('tenancy and scopes', () => {
