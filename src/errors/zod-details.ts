@@ -83,8 +83,22 @@ export function parseInput<S extends z.ZodType>(
   return parsed.data;
 }
 
-/** An IANA time zone name, validated by the runtime's own zone database. */
-export const ianaTimeZone = z.string().refine(isTimeZone, { message: 'must be an IANA time zone', params: { code: 'invalid_value' } });
+/**
+ * An IANA time zone name, validated by the runtime's own zone database. Zone names are
+ * case-insensitive; one written in another case is kept in the database's (`america/new_york`
+ * is stored as America/New_York, `utc` as UTC), since what is stored is shown as written.
+ */
+export const ianaTimeZone = z
+  .string()
+  .refine(isTimeZone, { message: 'must be an IANA time zone', params: { code: 'invalid_value' } })
+  .transform(canonicalTimeZone);
+
+export function canonicalTimeZone(name: string): string {
+  // Only the case is changed: the runtime's own name for a zone may be another alias of it
+  // (Asia/Kathmandu resolves to Asia/Katmandu, EST to America/Panama), which is kept as written.
+  const resolved = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+  return resolved.toLowerCase() === name.toLowerCase() ? resolved : name;
+}
 
 export function isTimeZone(name: string): boolean {
   try {

@@ -382,6 +382,14 @@ describe('DELETE /video/{appId}/scheduled-calls/{id}', () => {
     expect((await a.get(id)).body.data.call.status).toBe('scheduled');
   });
 
+  it('a guest time zone written in another case is stored in the zone database spelling', async () => {
+    const { a } = await setUp();
+    const id = (await a.create(booking(futureDay(15, 20), { guestTimezone: 'europe/london' }))).body.data.call.id;
+    expect((await a.get(id)).body.data.call.guest_timezone).toBe('Europe/London');
+    expect((await a.patch(id, { guestTimezone: 'america/new_york' })).status).toBe(200);
+    expect((await a.get(id)).body.data.call.guest_timezone).toBe('America/New_York');
+  });
+
   it('400 for a query parameter it does not know (a misspelt reason), and the call stays as it was', async () => {
     const { a } = await setUp();
     const id = (await a.create(booking(futureDay(15, 17)))).body.data.call.id;

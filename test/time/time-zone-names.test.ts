@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest';
+import { canonicalTimeZone, ianaTimeZone } from '../../src/errors/zod-details.js';
+
+describe('IANA time zone inputs', () => {
+  it('keeps a zone written in another case in the database spelling', () => {
+    expect(ianaTimeZone.parse('america/new_york')).toBe('America/New_York');
+    expect(ianaTimeZone.parse('utc')).toBe('UTC');
+    expect(ianaTimeZone.parse('EUROPE/LONDON')).toBe('Europe/London');
+  });
+
+  it('keeps a name as written when the runtime would swap it for another alias', () => {
+    // The runtime's own names are older aliases for some zones.
+    expect(canonicalTimeZone('Asia/Kathmandu')).toBe('Asia/Kathmandu');
+    expect(canonicalTimeZone('EST')).toBe('EST');
+    expect(canonicalTimeZone('Pacific/Chatham')).toBe('Pacific/Chatham');
+  });
+
+  it('refuses what is no zone', () => {
+    expect(ianaTimeZone.safeParse('Mars/Olympus_Mons').success).toBe(false);
+    expect(ianaTimeZone.safeParse('').success).toBe(false);
+  });
+});
