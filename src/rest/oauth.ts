@@ -36,6 +36,7 @@ export async function tokenHandler(c: HonoContext<HttpEnv>): Promise<Response> {
     fields = (body ?? {}) as Record<string, unknown>;
   }
   const basic = parseBasic(c.req.header('authorization'));
+  refuseNonStrings(fields, basic !== undefined);
   const text = (value: unknown) => (typeof value === 'string' && value.length > 0 ? value : undefined);
   const credentials: ClientCredentials = {
     grantType: text(fields.grant_type),
@@ -46,6 +47,18 @@ export async function tokenHandler(c: HonoContext<HttpEnv>): Promise<Response> {
   const token = await issueToken(runtime, credentials);
   c.header('Cache-Control', 'no-store');
   return c.json(withMeta(token));
+}
+
+/**
+ * A JSON field given as something other than a string (`"grant_type": ["client_credentials"]`,
+ * `"client_id": 5`) is `invalid_type`, not reported as missing (`required`). null counts as left out.
+ */
+function refuseNonStrings(fields: Record<string, unknown>, viaBasic: boolean): void {
+  const wrong = (name: string) => fields[name] !== undefined && fields[name] !== null && typeof fields[name] !== 'string';
+  const detail = (field: string) => ({ field, code: 'invalid_type' as const, message: 'must be a string' });
+  if (wrong('grant_type')) throw new AppError('unsupported_grant_type', 'grant_type must be client_credentials', { details: [detail('grant_type')] });
+  const credentials = viaBasic ? [] : ['client_id', 'client_secret'].filter(wrong);
+  if (credentials.length > 0) throw new AppError('invalid_client', `${credentials.join(' and ')} must be a string`, { details: credentials.map(detail) });
 }
 
 function parseBasic(header: string | undefined): { clientId: string; clientSecret: string } | undefined {

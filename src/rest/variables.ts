@@ -92,6 +92,9 @@ export function describe(message: string): Pick<ErrorDetail, 'code' | 'message'>
   const dateTime = /DateTime (must be .*)$/.exec(message);
   if (dateTime) return { code: 'invalid_value', message: dateTime[1]! };
   if (/was not provided|of required type/.test(message)) return { code: 'required', message: 'Required' };
+  // A whole number past GraphQL's Int is out of range like any other bound (`limit=201` is too_big).
+  const outOfInt = /non 32-bit signed integer value: (-?)\d+$/.exec(message);
+  if (outOfInt) return { code: outOfInt[1] ? 'too_small' : 'too_big', message: 'must be between -2147483648 and 2147483647' };
   if (/is not defined by type/.test(message)) return { code: 'unrecognized', message: 'Unrecognized field' };
   if (/cannot represent non-integer|cannot represent non-numeric|cannot represent a non boolean|cannot represent a non string|Expected type/i.test(message)) {
     return { code: 'invalid_type', message: message.replace(/;.*$/, '') };

@@ -20,6 +20,8 @@ describe('GET /analytics/{appId}/messages: bad input is 400 validation_error nam
   it.each([
     ['?limit=0', 'limit', 'too_small'],
     ['?limit=201', 'limit', 'too_big'],
+    ['?limit=99999999999999', 'limit', 'too_big'],
+    ['?limit=-99999999999999', 'limit', 'too_small'],
     ['?limit=abc', 'limit', 'invalid_type'],
     ['?limit=1.5', 'limit', 'invalid_type'],
     ['?cursor=garbage', 'cursor', 'invalid_value'],

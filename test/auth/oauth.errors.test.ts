@@ -38,6 +38,18 @@ describe('POST /oauth/token errors', () => {
     expect(res.body.error.details).toContainEqual({ field, code: 'required', message: expect.any(String) });
   });
 
+  it.each([
+    [{ grant_type: ['client_credentials'] }, 'unsupported_grant_type', 'grant_type'],
+    [{ grant_type: 7 }, 'unsupported_grant_type', 'grant_type'],
+    [{ client_id: 5 }, 'invalid_client', 'client_id'],
+    [{ client_secret: { a: 1 } }, 'invalid_client', 'client_secret'],
+  ])('400 with code invalid_type, not required, for a field that is not a string (%j)', async (fields, type, field) => {
+    const res = await token({ json: { grant_type: 'client_credentials', client_id: tenant.clientId, client_secret: tenant.clientSecret, ...fields } });
+    expect(res.status).toBe(400);
+    expectErrorEnvelope(res.body, type);
+    expect(res.body.error.details).toEqual([{ field, code: 'invalid_type', message: 'must be a string' }]);
+  });
+
   it('400 invalid_request for an empty body sent as JSON', async () => {
     const res = await token({ body: '', headers: { 'content-type': 'application/json' } });
     expect(res.status).toBe(400);
