@@ -8,6 +8,7 @@ import type { Runtime } from '../runtime.js';
 import { mountMetrics } from '../observability/endpoint.js';
 import { createMainApp, createVideoApp } from './app.js';
 import { announcesTooLarge } from './body-limit.js';
+import { answerClientErrors, restErrorBody, videoErrorBody, type ClientErrorBody } from './client-errors.js';
 import type { HttpEnv } from './types.js';
 
 export interface RunningServers {
@@ -42,11 +43,12 @@ function keepAlive(server: Server, keepAliveMs: number): void {
   server.headersTimeout = Math.max(server.headersTimeout, keepAliveMs + 1000);
 }
 
-function listen(app: Hono<HttpEnv>, port: number, hostname: string, keepAliveMs: number): Promise<Server> {
+function listen(app: Hono<HttpEnv>, port: number, hostname: string, keepAliveMs: number, errorBody: ClientErrorBody = restErrorBody): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = serve({ fetch: app.fetch, port, hostname }, () => resolve(server as Server)) as Server;
     keepAlive(server, keepAliveMs);
     answerExpectContinue(server);
+    answerClientErrors(server, errorBody);
     server.once('error', reject);
   });
 }
@@ -60,7 +62,7 @@ function metricsApp(runtime: Runtime): Hono<HttpEnv> {
 export async function startServers(runtime: Runtime, ports: { main: number; video: number; host: string }): Promise<RunningServers> {
   const keepAliveMs = runtime.config.KEEP_ALIVE_TIMEOUT_MS;
   const main = await listen(createMainApp(runtime, schema, restRoutes), ports.main, ports.host, keepAliveMs);
-  const video = await listen(createVideoApp(runtime, schema), ports.video, ports.host, keepAliveMs);
+  const video = await listen(createVideoApp(runtime, schema), ports.video, ports.host, keepAliveMs, videoErrorBody);
   // METRICS_PORT: /metrics on a listener of its own (not on the main one).
   const metrics = runtime.config.METRICS_PORT === undefined ? undefined : await listen(metricsApp(runtime), runtime.config.METRICS_PORT, ports.host, keepAliveMs);
   runtime.webhooks.start();

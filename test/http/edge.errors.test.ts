@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorEnvelope, request, requestOnce } from '../helpers/http.js';
 import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
@@ -10,6 +11,43 @@ beforeAll(async () => {
   tenant = await server.tenant();
 });
 afterAll(() => server.close());
+
+/** Sends raw bytes and reads the whole answer (the server closes the connection). */
+function raw(base: string, bytes: string): Promise<{ status: number; headers: Record<string, string>; body: any }> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.end(bytes));
+    let text = '';
+    socket.on('data', (chunk) => (text += chunk.toString()));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const [head = '', body = ''] = text.split('\r\n\r\n');
+      const [statusLine = '', ...lines] = head.split('\r\n');
+      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, body: body ? JSON.parse(body) : undefined });
+    });
+  });
+}
+
+describe('requests the HTTP parser refuses', () => {
+  it('431 in the envelope, with X-Request-Id, for a URL over the header limit', async () => {
+    const res = await raw(server.url, `GET /api/v1/analytics/x/tags/${'a'.repeat(20_000)}/stats HTTP/1.1\r\nHost: localhost\r\n\r\n`);
+    expect(res.status).toBe(431);
+    expectErrorEnvelope(res.body, 'invalid_request');
+    expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(res.headers.connection).toBe('close');
+  });
+
+  it('400 in the envelope for a malformed request line; the video host answers in its own format', async () => {
+    const res = await raw(server.url, 'NOT A REQUEST\r\n\r\n');
+    expect(res.status).toBe(400);
+    expectErrorEnvelope(res.body, 'invalid_request');
+    expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    const video = await raw(server.videoUrl, `GET /api/calls/${'a'.repeat(20_000)} HTTP/1.1\r\nHost: localhost\r\n\r\n`);
+    expect(video.status).toBe(431);
+    expect(video.body).toEqual({ ok: false, error: { type: 'invalid_request', message: expect.any(String) } });
+  });
+});
 
 describe('the HTTP edge', () => {
   it('GET /healthz and /readyz on both listeners', async () => {

@@ -1,0 +1,46 @@
+import { randomUUID } from 'node:crypto';
+import { maxHeaderSize, STATUS_CODES, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { AppError } from '../errors/app-error.js';
+import { errorEnvelope } from './envelope.js';
+
+/** How a listener writes an error body: SPEC's envelope, or the video host's (DESIGN section 9). */
+export type ClientErrorBody = (error: AppError) => unknown;
+
+export const restErrorBody: ClientErrorBody = (error) => errorEnvelope(error);
+export const videoErrorBody: ClientErrorBody = (error) => ({ ok: false, error: { type: error.type, message: error.message } });
+
+/** What node's HTTP parser refused, as the error a client is told. */
+function describe(code: string | undefined): AppError {
+  if (code === 'HPE_HEADER_OVERFLOW') return new AppError('invalid_request', `Request headers, the URL included, exceed ${maxHeaderSize} bytes`, { status: 431 });
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return new AppError('invalid_request', 'The request was not received in time', { status: 408 });
+  return new AppError('invalid_request', 'Malformed HTTP request', { status: 400 });
+}
+
+/**
+ * A request node's parser refuses (headers or URL over its 16 KiB limit, a malformed request
+ * line) never reaches the app, and node answered it with a bare status line: no envelope and no
+ * X-Request-Id, which DESIGN section 3 puts on every response. Answered here in the listener's
+ * format, and the connection closed, as node does.
+ */
+export function answerClientErrors(server: Server, body: ClientErrorBody): void {
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    // A response of an earlier request on this connection is being written: bytes of our own
+    // would corrupt it (node's default handler makes the same check).
+    const inProgress = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
+    if (err.code === 'ECONNRESET' || !socket.writable || inProgress) {
+      socket.destroy();
+      return;
+    }
+    const error = describe(err.code);
+    const text = JSON.stringify(body(error));
+    socket.end(
+      `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\n` +
+        'Content-Type: application/json; charset=utf-8\r\n' +
+        `Content-Length: ${Buffer.byteLength(text)}\r\n` +
+        `X-Request-Id: ${randomUUID()}\r\n` +
+        'Connection: close\r\n\r\n' +
+        text,
+    );
+  });
+}
