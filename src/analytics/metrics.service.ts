@@ -18,13 +18,19 @@ export const metricsArgs = z.object({
   timezone: ianaTimeZone.nullish().transform((v) => v ?? 'UTC'),
 });
 
-/** ISO datetimes, half-open [start, end); default the last 30 days (DESIGN section 6). */
+/**
+ * ISO datetimes, half-open [start, end); default the last 30 days (DESIGN section 6). A start
+ * alone runs until now ("since"), or 30 days when it is still to come; an end alone has the 30
+ * days before it.
+ */
 function range(args: { startDate?: Date | null; endDate?: Date | null }, now = new Date()): { start: Date; end: Date } {
-  const end = args.endDate ?? (args.startDate ? new Date(args.startDate.getTime() + 30 * DAY_MS) : now);
+  const since = args.startDate && args.startDate < now ? now : undefined;
+  const end = args.endDate ?? since ?? (args.startDate ? new Date(args.startDate.getTime() + 30 * DAY_MS) : now);
   const start = args.startDate ?? new Date(end.getTime() - 30 * DAY_MS);
   if (start >= end) throw validationFailed([{ field: 'endDate', code: 'invalid_value', message: 'must be after startDate' }]);
   if (end.getTime() - start.getTime() > MAX_DAYS * DAY_MS) {
-    throw validationFailed([{ field: 'endDate', code: 'too_big', message: `the range may span at most ${MAX_DAYS} days` }]);
+    // A start alone that is too early names the start: no end was given.
+    throw validationFailed([{ field: args.endDate ? 'endDate' : 'startDate', code: 'too_big', message: `the range may span at most ${MAX_DAYS} days` }]);
   }
   return { start, end };
 }

@@ -77,3 +77,27 @@ describe('GET /analytics/{appId}/metrics/summary', () => {
     expect(res.body.data.summaryMetrics).toEqual(rest.body.data);
   });
 });
+
+describe('metrics ranges with one end given', () => {
+  const DAY = 86_400_000;
+  const iso = (ms: number) => new Date(ms).toISOString();
+  it('a start alone runs until now; an end alone has the 30 days before it; over 400 days is refused', async () => {
+    const own = await server.tenant({ scopes: ['analytics:read'] });
+    const now = Date.now();
+    await importRecords(server, own.appId, [at(iso(now - 59 * DAY), 1, { status: 'sent' }), at(iso(now - 10 * DAY), 2, { status: 'sent' })]);
+    const summary = (query: string) => request(`${server.url}/api/v1/analytics/${own.appId}/metrics/summary${query}`, { token: own.accessToken });
+    // Since 60 days ago: both, the one 50 days after the start included.
+    expect((await summary(`?startDate=${iso(now - 60 * DAY)}`)).body.data.sent).toBe(2);
+    // The 30 days before an end 5 days ago: only the message 10 days ago.
+    expect((await summary(`?endDate=${iso(now - 5 * DAY)}`)).body.data.sent).toBe(1);
+    // A start still to come: its 30 days, nothing yet.
+    const future = await summary(`?startDate=${iso(now + DAY)}`);
+    expect(future.status).toBe(200);
+    expect(future.body.data.sent).toBe(0);
+    const daily = await request(`${server.url}/api/v1/analytics/${own.appId}/metrics/daily?startDate=${iso(now - 60 * DAY)}`, { token: own.accessToken });
+    expect(daily.body.data.reduce((n: number, d: { sent: number }) => n + d.sent, 0)).toBe(2);
+    const tooLong = await summary(`?startDate=${iso(now - 500 * DAY)}`);
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.error.details).toEqual([{ field: 'startDate', code: 'too_big', message: 'the range may span at most 400 days' }]);
+  });
+});
