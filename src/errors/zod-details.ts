@@ -134,35 +134,68 @@ export const storableText = <S extends z.ZodString | z.ZodURL>(schema: S) =>
 export const noNul = storableText;
 
 /**
- * One issue per string of a JSON value, object keys included, that PostgreSQL cannot store, at
- * its path below `path`: free-form JSON (metadata, a Flow's data) is written to jsonb as given.
- * A loop, not recursion: a deeply nested body must not overflow the stack here.
+ * How deep free-form JSON (metadata, a Flow's data, an inbound reply) may nest. Deeper input is
+ * refused: PostgreSQL's jsonb parser and JSON.stringify recurse, and no message needs more.
  */
-export function unstorableTextIssues(value: unknown, path: PropertyKey[] = []): { path: PropertyKey[]; message: string }[] {
-  const found: { path: PropertyKey[]; message: string }[] = [];
-  const pending: { value: unknown; path: PropertyKey[] }[] = [{ value, path }];
-  for (let next = pending.pop(); next; next = pending.pop()) {
-    const { value: current, path: at } = next;
+export const MAX_JSON_DEPTH = 64;
+/** Issues reported for one JSON value at most: a body of 100,000 bad strings is refused as well by 50. */
+const MAX_JSON_ISSUES = 50;
+
+interface JsonNode {
+  value: unknown;
+  depth: number;
+  key?: PropertyKey;
+  parent?: JsonNode;
+}
+
+/** A node's path, built only for a node with an issue (copying it at every level was quadratic). */
+function pathOf(node: JsonNode, base: readonly PropertyKey[], last?: PropertyKey): PropertyKey[] {
+  const keys: PropertyKey[] = last === undefined ? [] : [last];
+  for (let n: JsonNode | undefined = node; n?.parent; n = n.parent) keys.push(n.key!);
+  return [...base, ...keys.reverse()];
+}
+
+/**
+ * One issue per string of a JSON value, object keys included, that PostgreSQL cannot store, at
+ * its path below `path`, and one where it nests deeper than MAX_JSON_DEPTH (not looked into):
+ * free-form JSON (metadata, a Flow's data) is written to jsonb as given. A loop, not recursion,
+ * linear in the size of the value: a deeply nested body must neither overflow the stack here nor
+ * hold the event loop (a path copied at each of 30,000 levels took 5 s).
+ */
+export function unstorableTextIssues(value: unknown, path: PropertyKey[] = []): { path: PropertyKey[]; message: string; code: 'invalid_format' | 'too_big' }[] {
+  const found: { path: PropertyKey[]; message: string; code: 'invalid_format' | 'too_big' }[] = [];
+  const pending: JsonNode[] = [{ value, depth: 0 }];
+  for (let node = pending.pop(); node && found.length < MAX_JSON_ISSUES; node = pending.pop()) {
+    const current = node.value;
     if (typeof current === 'string') {
       const message = unstorableText(current);
-      if (message) found.push({ path: at, message });
-    } else if (Array.isArray(current)) {
-      current.forEach((item, i) => pending.push({ value: item, path: [...at, i] }));
+      if (message) found.push({ path: pathOf(node, path), message, code: 'invalid_format' });
     } else if (current !== null && typeof current === 'object') {
-      for (const [key, item] of Object.entries(current)) {
-        const keyProblem = unstorableText(key);
-        if (keyProblem) found.push({ path: [...at, key], message: `key ${keyProblem}` });
-        pending.push({ value: item, path: [...at, key] });
+      if (node.depth >= MAX_JSON_DEPTH) {
+        found.push({ path: pathOf(node, path), message: `must not nest deeper than ${MAX_JSON_DEPTH} levels`, code: 'too_big' });
+        continue;
+      }
+      const depth = node.depth + 1;
+      if (Array.isArray(current)) {
+        for (let i = current.length - 1; i >= 0; i--) pending.push({ value: current[i], depth, key: i, parent: node });
+      } else {
+        const entries = Object.entries(current);
+        for (const [key] of entries) {
+          const keyProblem = unstorableText(key);
+          if (keyProblem) found.push({ path: pathOf(node, path, key), message: `key ${keyProblem}`, code: 'invalid_format' });
+        }
+        // Pushed last first: issues come out in the order of the document.
+        for (let i = entries.length - 1; i >= 0; i--) pending.push({ value: entries[i]![1], depth, key: entries[i]![0], parent: node });
       }
     }
   }
   return found;
 }
 
-/** Adds unstorableTextIssues of the value being checked to a refinement context (codes: invalid_format). */
+/** Adds unstorableTextIssues of the value being checked to a refinement context. */
 export function refuseUnstorableText(value: unknown, ctx: z.core.$RefinementCtx, path: PropertyKey[] = []): void {
   for (const found of unstorableTextIssues(value, path)) {
-    ctx.addIssue({ code: 'custom', path: found.path, message: found.message, params: { code: 'invalid_format' } });
+    ctx.addIssue({ code: 'custom', path: found.path, message: found.message, params: { code: found.code } });
   }
 }
 

@@ -32,6 +32,12 @@ const products = (edit: (b: Body) => void = () => {}) => {
   return b;
 };
 const params = (b: Body) => b.interactive.action.parameters;
+/** {"a": {"a": ... {}}}, `levels` objects deep. */
+const nested = (levels: number) => {
+  let value: Record<string, unknown> = {};
+  for (let i = 1; i < levels; i++) value = { a: value };
+  return value;
+};
 const P = 'interactive.action.parameters';
 
 const invalid: [string, Body, string, string][] = [
@@ -65,6 +71,8 @@ const invalid: [string, Body, string, string][] = [
   ['mode is published or draft', flow((b) => (params(b).mode = 'live')), `${P}.mode`, 'invalid_value'],
   ['tags is an array of strings', flow((b) => (b.tags = ['ok', 7])), 'tags.1', 'invalid_type'],
   ['metadata is an object or a string', flow((b) => (b.metadata = 42)), 'metadata', 'invalid_type'],
+  // A body nests at most 64 levels (metadata is the first): the 64th object down is refused.
+  ['a body nests at most 64 levels', flow((b) => (b.metadata = nested(64))), `metadata${'.a'.repeat(63)}`, 'too_big'],
   ['unknown fields are refused', flow((b) => (b.interactive.action.parameters.flow_colour = 'red')), `${P}.flow_colour`, 'unrecognized'],
   ['product list header is required', products((b) => delete b.interactive.header), 'interactive.header', 'required'],
   ['product list header.type is text', products((b) => (b.interactive.header.type = 'image')), 'interactive.header.type', 'invalid_value'],
@@ -91,6 +99,7 @@ const invalid: [string, Body, string, string][] = [
 ];
 
 const valid: [string, Body][] = [
+  ['metadata nested as deep as a body may be', flow((b) => (b.metadata = nested(63)))],
   ['a navigate Flow with every optional field', flow((b) => Object.assign(b, { tags: ['spring'], metadata: { campaign: 'c-1' } }))],
   [
     'a data_exchange Flow by flow_name in draft mode, metadata as a string',
@@ -147,6 +156,21 @@ describe('POST /messaging/{appId}/messages: SPEC payload rules', () => {
     });
     expect(res.status).toBe(400);
     expectErrorEnvelope(await res.json(), 'invalid_request');
+  });
+
+  it('refuses metadata nested 30,000 deep where it passes 64 levels', async () => {
+    // Written as text: building it as an object and stringifying would recurse 30,000 deep.
+    const depth = 30_000;
+    const text = JSON.stringify(flow()).replace(/}$/, `,"metadata":${'{"a":'.repeat(depth)}{}${'}'.repeat(depth)}}`);
+    const res = await fetch(`${server.url}/api/v1/messaging/${tenant.appId}/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tenant.accessToken}`, 'content-type': 'application/json' },
+      body: text,
+    });
+    expect(res.status).toBe(400);
+    const body = await res.json();
+    expectErrorEnvelope(body, 'validation_error');
+    expect(body.error.details).toEqual([{ field: `metadata${'.a'.repeat(63)}`, code: 'too_big', message: 'must not nest deeper than 64 levels' }]);
   });
 });
 
