@@ -2,7 +2,6 @@ import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
-import { useGraphQLSSE } from '@graphql-yoga/plugin-graphql-sse';
 import { createSourceEventStream, GraphQLError, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { createYoga, type GraphiQLOptions, type Plugin, type YogaServerInstance } from 'graphql-yoga';
@@ -12,6 +11,7 @@ import { isRequestError, requestError, useRequestErrors } from '../graphql/reque
 import { hasOrderedRootFields } from '../graphql/ordered-root-fields.js';
 import { useOperationMetrics } from '../observability/graphql-metrics.js';
 import { graphiqlTabs } from './graphiql-examples.js';
+import { useGraphQLStream } from './graphql-stream.js';
 
 /**
  * The request's context is yoga's server context itself. yoga's `context` option would copy it
@@ -172,6 +172,25 @@ export function createGraphQLServer(runtime: Runtime, schema: GraphQLSchema): Yo
   // context; yoga's line for an error it has seen goes to debug.
   const masked = new WeakSet<object>();
   const seenByMaskError = (args: unknown[]) => args.length === 1 && typeof args[0] === 'object' && args[0] !== null && masked.has(args[0]);
+  /** Every error a client is told, on /graphql and /graphql/stream alike. */
+  const maskError = (error: unknown): GraphQLError => {
+    if (typeof error === 'object' && error !== null) masked.add(error);
+    // The document's own errors (syntax, validation, limits, arguments and variables that
+    // do not coerce): the REST error type, details, 400 (DESIGN section 3).
+    if (error instanceof GraphQLError && isRequestError(error)) return appErrorToGraphQL(requestError(schema, error), error);
+    const appError = toAppError(error);
+    if (appError) {
+      if (appError.type === 'server_error') logger.error({ err: appError }, 'server error in GraphQL');
+      return appErrorToGraphQL(appError, error instanceof GraphQLError ? error : undefined);
+    }
+    // Parse and validation errors (no original error) are the client's and safe to show.
+    if (error instanceof GraphQLError && !error.originalError) return error;
+    logger.error({ err: error instanceof GraphQLError ? (error.originalError ?? error) : error }, 'unexpected error in GraphQL');
+    return new GraphQLError('Internal server error', {
+      path: error instanceof GraphQLError ? error.path : undefined,
+      extensions: { code: 'server_error' },
+    });
+  };
   return createYoga<YogaServerContext, RequestContext>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -200,7 +219,7 @@ export function createGraphQLServer(runtime: Runtime, schema: GraphQLSchema): Yo
     },
     plugins: [
       // Subscriptions over graphql-sse, distinct-connections mode (PITFALLS), at /graphql/stream.
-      useGraphQLSSE({ endpoint: '/graphql/stream' }),
+      useGraphQLStream('/graphql/stream', maskError),
       subscriptionErrorsAsResults,
       useOperationMetrics(),
       useDocumentLimits({ depth: config.GRAPHQL_MAX_DEPTH, aliases: config.GRAPHQL_MAX_ALIASES, directives: 20 }),
@@ -208,25 +227,6 @@ export function createGraphQLServer(runtime: Runtime, schema: GraphQLSchema): Yo
       useCompiledExecution(),
       useRequestErrors(schema),
     ],
-    maskedErrors: {
-      maskError: (error) => {
-        if (typeof error === 'object' && error !== null) masked.add(error);
-        // The document's own errors (syntax, validation, limits, arguments and variables that
-        // do not coerce): the REST error type, details, 400 (DESIGN section 3).
-        if (error instanceof GraphQLError && isRequestError(error)) return appErrorToGraphQL(requestError(schema, error), error);
-        const appError = toAppError(error);
-        if (appError) {
-          if (appError.type === 'server_error') logger.error({ err: appError }, 'server error in GraphQL');
-          return appErrorToGraphQL(appError, error instanceof GraphQLError ? error : undefined);
-        }
-        // Parse and validation errors (no original error) are the client's and safe to show.
-        if (error instanceof GraphQLError && !error.originalError) return error;
-        logger.error({ err: error instanceof GraphQLError ? (error.originalError ?? error) : error }, 'unexpected error in GraphQL');
-        return new GraphQLError('Internal server error', {
-          path: error instanceof GraphQLError ? error.path : undefined,
-          extensions: { code: 'server_error' },
-        });
-      },
-    },
+    maskedErrors: { maskError },
   });
 }

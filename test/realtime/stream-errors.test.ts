@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+
+// The document's own errors on /graphql/stream answer as on /graphql (DESIGN section 3): JSON
+// `{errors}` with extensions.code (and details), never a 500 or a message without a code.
+let server: TestServer;
+let tenant: Tenant;
+beforeAll(async () => {
+  server = await startTestServer();
+  tenant = await server.tenant();
+});
+afterAll(() => server.close());
+
+const stream = (body: string, token = tenant.accessToken) =>
+  fetch(`${server.url}/graphql/stream`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+    body,
+  });
+const graphql = (body: string) =>
+  fetch(`${server.url}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${tenant.accessToken}`, 'content-type': 'application/json' }, body });
+
+const deep = (levels: number) => `{ __schema { types { ${'fields { type { '.repeat(levels)}name${' } }'.repeat(levels)} } } }`;
+
+describe('/graphql/stream: errors of the document and the request', () => {
+  it.each([
+    ['over the depth limit', JSON.stringify({ query: deep(12) })],
+    ['too many aliases', JSON.stringify({ query: `{ ${Array.from({ length: 31 }, (_, i) => `a${i}: __schema { description }`).join(' ')} }` })],
+    ['a syntax error', JSON.stringify({ query: 'subscription {' })],
+    ['a literal that does not coerce', JSON.stringify({ query: 'subscription { scheduledCallEvents(appId: "not-a-uuid") { id } }' })],
+    ['an unknown field', JSON.stringify({ query: `subscription { scheduledCallEvents(appId: "${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}") { nope } }` })],
+  ])('%s: the status and error /graphql gives, with extensions.code', async (_name, body) => {
+    const [viaStream, viaPost] = [await stream(body), await graphql(body)];
+    expect(viaStream.status).toBe(viaPost.status);
+    expect(viaStream.status).toBeGreaterThanOrEqual(400);
+    expect(viaStream.status).toBeLessThan(500);
+    const [a, b] = [await viaStream.json(), await viaPost.json()];
+    expect(a.errors[0].extensions.code).toEqual(expect.any(String));
+    expect(a.errors[0].extensions.http).toBeUndefined();
+    expect(a.errors.map((e: { extensions: unknown }) => e.extensions)).toEqual(b.errors.map((e: { extensions: unknown }) => e.extensions));
+  });
+
+  it.each([
+    ['a body that is not JSON', 'not json'],
+    ['no query', JSON.stringify({ variables: {} })],
+  ])('%s: 400 with code invalid_request', async (_name, body) => {
+    const res = await stream(body);
+    expect(res.status).toBe(400);
+    const json = await res.json();
+    expect(json.errors[0].extensions.code).toBe('invalid_request');
+  });
+
+  it("an error event inside a stream carries the code, not yoga's status hint", async () => {
+    const other = await server.tenant();
+    const res = await stream(JSON.stringify({ query: `subscription { scheduledCallEvents(appId: "${other.appId}") { id } }` }));
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    const event = JSON.parse(/data: (.*)/.exec(text)![1]!);
+    expect(event.errors[0].extensions).toEqual({ code: 'forbidden' });
+  });
+});
