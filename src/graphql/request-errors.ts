@@ -1,4 +1,5 @@
 import {
+  getOperationAST,
   GraphQLError,
   Kind,
   parse,
@@ -11,7 +12,7 @@ import {
 } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { AppError } from '../errors/app-error.js';
-import { describe } from '../rest/variables.js';
+import { coerceVariables, describe } from '../rest/variables.js';
 import { validationErrorType, type ValidationErrorType } from './builder.js';
 import { appErrorToGraphQL, refusedVariable } from './errors.js';
 
@@ -164,6 +165,25 @@ function rootFields(set: SelectionSetNode, fragments: Map<string, FragmentDefini
  * these GRAPHQL_VALIDATION_FAILED and answers 200 to an `application/json` client) and on an
  * execution that stopped at its variables. A subscription's are mapped where errors are masked.
  */
+/**
+ * The variables an executor refused, each problem with its whole path (`i.scheduledAtUtc`,
+ * `i.bogus`): graphql-jit, which runs compiled documents, names only the innermost field
+ * (`Variable "$scheduledAtUtc"`) and drops the path of a missing or unknown input field, so the
+ * values are checked again the way graphql-js does (what the REST adapter does with a refusal).
+ * Typed by the root field that reads the first refused variable.
+ */
+export function refusedVariables(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, values: unknown): AppError | undefined {
+  const operation = getOperationAST(document, operationName);
+  if (!operation) return undefined;
+  const raw = typeof values === 'object' && values !== null ? (values as Record<string, unknown>) : {};
+  const { details } = coerceVariables(schema, operation.variableDefinitions ?? [], raw, new Set());
+  const first = details[0];
+  if (!first) return undefined;
+  const variable = first.field.split('.')[0];
+  const found = locate(document, (value) => value.kind === Kind.VARIABLE && value.name.value === variable);
+  return new AppError(typeOf(schema, found), `Invalid input: ${first.field}: ${first.message}`, { details });
+}
+
 export function useRequestErrors(schema: GraphQLSchema): Plugin {
   const map = (error: unknown, document?: DocumentNode) =>
     error instanceof GraphQLError && isRequestError(error) ? appErrorToGraphQL(requestError(schema, error, document), error) : error;
@@ -179,7 +199,10 @@ export function useRequestErrors(schema: GraphQLSchema): Plugin {
     onExecute: ({ args }) => ({
       onExecuteDone: ({ result, setResult }) => {
         if (!isAsyncIterable(result) && result.errors?.length && !result.data) {
-          setResult({ ...result, errors: result.errors.map((error) => map(error, args.document) as GraphQLError) });
+          const variables = result.errors.some((error) => refusedVariable(error.message))
+            ? refusedVariables(schema, args.document, args.operationName, args.variableValues)
+            : undefined;
+          setResult(variables ? { errors: [appErrorToGraphQL(variables)] } : { ...result, errors: result.errors.map((error) => map(error, args.document) as GraphQLError) });
         }
       },
     }),

@@ -34,6 +34,20 @@ describe('errors of the GraphQL document itself', () => {
     await refused('query($app: UUID!, $id: UUID!) { scheduledCall(appId: $app, id: $id) { id } }', { app: tenant.appId, id: 'not-a-uuid' }, 'invalid_request', 'id');
   });
 
+  it('a variable whose input object does not coerce: the whole path, typed by its root field', async () => {
+    const query = 'mutation($a: UUID!, $i: CreateScheduledCallInput!) { createScheduledCall(appId: $a, input: $i) { id } }';
+    const call = { scheduledAtUtc: '2027-02-03T14:00:00Z', durationMinutes: 30, guestName: 'Ann' };
+    for (const [input, field, code] of [
+      [{ ...call, scheduledAtUtc: '2027-02-30T14:00:00Z' }, 'i.scheduledAtUtc', 'invalid_value'],
+      [{ ...call, guestName: 5 }, 'i.guestName', 'invalid_type'],
+      [{ ...call, bogus: 1 }, 'i.bogus', 'unrecognized'],
+      [{ durationMinutes: 30, guestName: 'Ann' }, 'i.scheduledAtUtc', 'required'],
+    ] as const) {
+      const extensions = await refused(query, { a: tenant.appId, i: input }, 'invalid_request', field);
+      expect(extensions?.details, JSON.stringify(input)).toEqual([{ field, code, message: expect.any(String) }]);
+    }
+  });
+
   it('a literal argument that does not coerce: the argument path', async () => {
     await refused(`{ messages(appId: "not-a-uuid") { limit } }`, undefined, 'validation_error', 'appId');
     await refused(`{ dailyMetrics(appId: "${tenant.appId}", startDate: "1800-01-01T00:00:00Z") { date } }`, undefined, 'validation_error', 'startDate');
