@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapDemo, demoBanner } from '../src/demo/bootstrap.js';
-import { gql } from './helpers/http.js';
+import { graphiqlTabs } from '../src/http/graphiql-examples.js';
+import { gql, request } from './helpers/http.js';
 import { issueToken, startTestServer, type TestServer } from './helpers/server.js';
 
 let server: TestServer;
@@ -18,6 +19,15 @@ describe('first start on empty storage (DESIGN section 1)', () => {
     const res = await gql(server.url, token, '{ viewer { scopes apps } }');
     expect(res.body.data.viewer.apps).toEqual([demo!.appId]);
     expect(res.body.data.viewer.scopes).toHaveLength(10);
+
+    // GraphiQL's scheduling tab runs as it stands on the demo app: slots, then a booking.
+    const tab = graphiqlTabs.find((t) => t.query.includes('mutation BookCall'))!;
+    const variables = { ...JSON.parse(tab.variables), appId: demo!.appId };
+    const slots = await request(`${server.url}/graphql`, { token, json: { query: tab.query, variables, operationName: 'Availability' } });
+    expect(slots.body.data.availability.slots.length).toBeGreaterThan(0);
+    const booked = await request(`${server.url}/graphql`, { token, json: { query: tab.query, variables, operationName: 'BookCall' } });
+    expect(booked.body.errors, JSON.stringify(booked.body.errors)).toBeUndefined();
+    expect(booked.body.data.createScheduledCall.status).toBe('scheduled');
   });
 
   it('the banner carries the credentials and a curl line for the token endpoint', () => {

@@ -4,6 +4,8 @@ import { createApp, createClient } from '../apps/service.js';
 import { apps } from '../apps/tables.js';
 import { scopes } from '../auth/scopes.js';
 import type { Runtime } from '../runtime.js';
+import { agents } from '../scheduling/tables.js';
+import type { WeeklyHours } from '../scheduling/working-hours.js';
 
 export interface DemoCredentials {
   appId: string;
@@ -14,7 +16,14 @@ export interface DemoCredentials {
 /** Sample data of each domain for the demo app, small enough for a first start. */
 const demoData: ((runtime: Runtime, appId: string) => Promise<unknown>)[] = [
   (runtime, appId) => seedAnalytics({ db: runtime.database.db, appId, messages: 2_000 }),
+  // Two agents, so availability has slots and GraphiQL's BookCall tab books one.
+  (runtime, appId) =>
+    runtime.database.db.insert(agents).values(
+      ['Grace Hopper', 'Alan Turing'].map((name) => ({ appId, name, timezone: 'Europe/London', workingHours: weekdays('09:00', '17:00') })),
+    ),
 ];
+
+const weekdays = (from: string, to: string) => Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri'].map((day) => [day, [[from, to]]])) as WeeklyHours;
 
 // Arbitrary constant naming "demo bootstrap" for pg_advisory_xact_lock.
 const DEMO_LOCK_ID = 724_061_338;

@@ -3,6 +3,17 @@
 // test/graphql/graphiql.test.ts validates every document against the schema.
 
 const headers = JSON.stringify({ Authorization: 'Bearer <access_token>' }, null, 2);
+
+/**
+ * The scheduling tab's day: a Monday about a year after the process started, so the booking is
+ * in the future (a fixed date went stale) and inside the demo agents' London working hours.
+ */
+function exampleMonday(now = new Date()): string {
+  const day = new Date(Date.UTC(now.getUTCFullYear() + 1, now.getUTCMonth(), now.getUTCDate()));
+  day.setUTCDate(day.getUTCDate() + ((8 - day.getUTCDay()) % 7));
+  return day.toISOString().slice(0, 10);
+}
+const bookingDay = exampleMonday();
 const appVariables = (extra: Record<string, unknown> = {}) =>
   JSON.stringify({ appId: '<an app id from viewer.apps>', ...extra }, null, 2);
 
@@ -66,9 +77,9 @@ mutation BookCall($appId: UUID!, $input: CreateScheduledCallInput!) {
 }
 `,
     variables: appVariables({
-      fromUtc: '2026-03-09T09:00:00Z',
-      toUtc: '2026-03-09T17:00:00Z',
-      input: { scheduledAtUtc: '2026-03-09T10:00:00Z', durationMinutes: 30, guestName: 'Ada Lovelace', guestEmail: 'ada@example.com' },
+      fromUtc: `${bookingDay}T09:00:00Z`,
+      toUtc: `${bookingDay}T16:00:00Z`,
+      input: { scheduledAtUtc: `${bookingDay}T10:00:00Z`, durationMinutes: 30, guestName: 'Ada Lovelace', guestEmail: 'ada@example.com' },
     }),
     headers,
   },
