@@ -4,7 +4,6 @@ import {
   isNonNullType,
   Kind,
   parse,
-  typeFromAST,
   validate,
   type DocumentNode,
   type GraphQLSchema,
@@ -107,6 +106,8 @@ export function prepareRoute(schema: GraphQLSchema, route: RestRoute): PreparedR
   // A route's document is ours and has one root field, so graphql-jit's ordering of several
   // mutation fields (hasOrderedRootFields) never applies; checked anyway.
   const compiled = hasOrderedRootFields(document) ? undefined : compileQuery(schema, document, undefined, { disablingCapturingStackErrors: true });
+  const variables = variableSlots(schema, operation.variableDefinitions ?? []);
+  const names = variables.map((v) => v.name);
   return {
     route,
     document,
@@ -114,19 +115,10 @@ export function prepareRoute(schema: GraphQLSchema, route: RestRoute): PreparedR
     rootErrorType: validationErrorType({ parentType: rootType, fieldName }),
     compiled: compiled && isCompiledQuery(compiled) ? compiled : undefined,
     scope: field ? requiredScope(field) : undefined,
-    variables: variableSlots(schema, operation.variableDefinitions ?? []),
-    queryNames: queryParameterNames(route, (operation.variableDefinitions ?? []).map((d) => d.variable.name.value)),
-    listVariables: new Set(
-      (operation.variableDefinitions ?? [])
-        .filter((d) => {
-          const type = typeFromAST(schema, d.type);
-          return type !== undefined && isListType(isNonNullType(type) ? type.ofType : type);
-        })
-        .map((d) => d.variable.name.value),
-    ),
-    bodyVariables: new Set(
-      (operation.variableDefinitions ?? []).map((d) => d.variable.name.value).filter((name) => !route.path.split('/').includes(`:${name}`)),
-    ),
+    variables,
+    queryNames: queryParameterNames(route, names),
+    listVariables: new Set(variables.filter(({ type }) => isListType(isNonNullType(type) ? type.ofType : type)).map((v) => v.name)),
+    bodyVariables: new Set(names.filter((name) => !pathParams(route.path).includes(name))),
   };
 }
 
