@@ -4,6 +4,7 @@ import { createApp, createClient } from '../apps/service.js';
 import { apps } from '../apps/tables.js';
 import { scopes } from '../auth/scopes.js';
 import type { Runtime } from '../runtime.js';
+import { catalogs, products } from '../sends/tables.js';
 import { agents } from '../scheduling/tables.js';
 import type { WeeklyHours } from '../scheduling/working-hours.js';
 
@@ -21,6 +22,15 @@ const demoData: ((runtime: Runtime, appId: string) => Promise<unknown>)[] = [
     runtime.database.db.insert(agents).values(
       ['Grace Hopper', 'Alan Turing'].map((name) => ({ appId, name, timezone: 'Europe/London', workingHours: weekdays('09:00', '17:00') })),
     ),
+  // README's Product List example names this catalog and its items (the importer's own example data).
+  async (runtime, appId) => {
+    const { db } = runtime.database;
+    await db.insert(catalogs).values({ appId, id: 'cat-1', name: 'Spring menu' });
+    await db.insert(products).values([
+      { appId, catalogId: 'cat-1', productRetailerId: 'sku-1', name: 'Risotto', price: 14.5 },
+      { appId, catalogId: 'cat-1', productRetailerId: 'sku-2', name: 'Tiramisu', price: 6.5 },
+    ]);
+  },
 ];
 
 const weekdays = (from: string, to: string) => Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri'].map((day) => [day, [[from, to]]])) as WeeklyHours;
