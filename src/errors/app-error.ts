@@ -78,3 +78,19 @@ export function validationFailed(
   const message = first ? `Invalid input: ${first.field ? `${first.field}: ` : ''}${first.message}` : 'Invalid input';
   return new AppError(type, message, { details });
 }
+
+/**
+ * Runs a service call whose error details name fields of one argument's value (a body, an input
+ * object); under GraphQL those fields sit below the argument: `prefix` is its name. REST strips
+ * the prefix again (its details name body paths).
+ */
+export async function detailsUnder<T>(prefix: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (!(error instanceof AppError) || !error.details) throw error;
+    const details = error.details.map((d) => ({ ...d, field: d.field ? `${prefix}.${d.field}` : prefix }));
+    const message = error.message.startsWith('Invalid input') ? validationFailed(details).message : error.message;
+    throw new AppError(error.type, message, { details, status: error.status, headers: error.headers, cause: error.cause });
+  }
+}

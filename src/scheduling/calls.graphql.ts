@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { detailsUnder } from '../errors/app-error.js';
 import { parseInput } from '../errors/zod-details.js';
 import { builder } from '../graphql/builder.js';
 import { connectionOf, pageComplexity } from '../graphql/connection.js';
@@ -139,7 +140,10 @@ builder.mutationField('createScheduledCall', (t) =>
     authScopes: (_root, args) => write(args.appId),
     extensions: invalidRequest,
     args: { appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }), input: t.arg({ description: 'The fields, validated as the REST body is.', type: CreateScheduledCallInput, required: true }) },
-    resolve: (_root, args, ctx) => createScheduledCall(ctx, args.appId, parseInput(z.object({ input: createCallInput }), args, 'invalid_request').input),
+    resolve: (_root, args, ctx) => {
+      const { input } = parseInput(z.object({ input: createCallInput }), args, 'invalid_request');
+      return detailsUnder('input', () => createScheduledCall(ctx, args.appId, input));
+    },
   }),
 );
 
@@ -155,7 +159,10 @@ builder.mutationField('updateScheduledCall', (t) =>
       id: t.arg({ description: 'The record id (UUID).', type: 'UUID', required: true }),
       input: t.arg({ description: 'The fields, validated as the REST body is.', type: UpdateScheduledCallInput, required: true }),
     },
-    resolve: (_root, args, ctx) => updateScheduledCall(ctx, args.appId, args.id, parseInput(z.object({ input: updateCallInput }), args, 'invalid_request').input),
+    resolve: (_root, args, ctx) => {
+      const { input } = parseInput(z.object({ input: updateCallInput }), args, 'invalid_request');
+      return detailsUnder('input', () => updateScheduledCall(ctx, args.appId, args.id, input));
+    },
   }),
 );
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MessageRef } from '../analytics/messages.graphql.js';
-import { AppError } from '../errors/app-error.js';
+import { detailsUnder } from '../errors/app-error.js';
 import { builder } from '../graphql/builder.js';
 import { inboundEventSchema } from './inbound-events.js';
 import { flowMessageSchema, productListMessageSchema, sendMessageSchema, templateMessageSchema, withStorableText, type SendMessage } from './payloads.js';
@@ -203,19 +203,6 @@ const templateInput = graphqlInput(templateMessageSchema, (input) => {
   input.type ??= 'template';
 });
 
-/** Errors the service finds (catalog, template) name body paths; under GraphQL they sit below `prefix`. */
-async function under<T>(prefix: string, run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    if (error instanceof AppError && error.details) {
-      const details = error.details.map((d) => ({ ...d, field: d.field ? `${prefix}.${d.field}` : prefix }));
-      throw new AppError(error.type, error.message, { details, status: error.status, headers: error.headers, cause: error.cause });
-    }
-    throw error;
-  }
-}
-
 const idempotencyKey = z
   .string()
   .min(1)
@@ -237,7 +224,7 @@ function sendMutation(name: string, input: typeof FlowMessageInput | typeof Prod
         idempotencyKey: t.arg.string({ description: 'Replays the first response for the same body; 409 for a different one.', validate: { schema: idempotencyKey } }),
       },
       resolve: (_root, args, ctx) =>
-        under('input', () => sendMessage(ctx, args.appId, args.input as unknown as SendMessage, args.idempotencyKey ?? undefined)),
+        detailsUnder('input', () => sendMessage(ctx, args.appId, args.input as unknown as SendMessage, args.idempotencyKey ?? undefined)),
     }),
   );
 }
@@ -273,7 +260,7 @@ builder.mutationField('sendMessage', (t) =>
       message: t.arg({ description: 'A Flow, Product List or template payload (SPEC field names).', type: 'JSON', required: true, validate: { schema: sendMessageSchema } }),
       idempotencyKey: t.arg.string({ description: 'Replays the first response for the same body; 409 for a different one.', validate: { schema: idempotencyKey } }),
     },
-    resolve: (_root, args, ctx) => under('message', () => sendMessage(ctx, args.appId, args.message as SendMessage, args.idempotencyKey ?? undefined)),
+    resolve: (_root, args, ctx) => detailsUnder('message', () => sendMessage(ctx, args.appId, args.message as SendMessage, args.idempotencyKey ?? undefined)),
   }),
 );
 

@@ -125,6 +125,40 @@ describe('GraphQL: scheduled calls', () => {
     expect(codeOf(empty)).toBe('invalid_request');
   });
 
+  it("what the service refuses (a past start, an unknown agent) names the field under input, as the input's own checks do", async () => {
+    const tenant = await server.tenant();
+    const a = api(server, tenant);
+    await importRecords(server, tenant.appId, [agent(1, 'UTC', everyDay('00:00', '24:00'))]);
+    const detailsOf = (res: { body: { errors?: { message: string; extensions?: Record<string, any> }[] } }) => ({
+      code: res.body.errors?.[0]?.extensions?.code,
+      fields: res.body.errors?.[0]?.extensions?.details?.map((d: { field: string }) => d.field),
+      message: res.body.errors?.[0]?.message,
+    });
+    const create = (input: string, at: string) =>
+      a.gql(`mutation($app: UUID!, $at: DateTime!) { createScheduledCall(appId: $app, input: { scheduledAtUtc: $at, durationMinutes: 20, guestName: "Cy"${input} }) { id } }`, {
+        app: tenant.appId,
+        at,
+      });
+    expect(detailsOf(await create('', '2020-01-01T10:00:00Z'))).toEqual({
+      code: 'invalid_request',
+      fields: ['input.scheduledAtUtc'],
+      message: 'Invalid input: input.scheduledAtUtc: must be in the future',
+    });
+    const stranger = '"00000000-0000-4000-8000-000000000001"';
+    expect(detailsOf(await create(`, assignedAgentId: ${stranger}`, futureDay(30, 9).toISOString()))).toMatchObject({ fields: ['input.assignedAgentId'] });
+    const id = (await create('', futureDay(30, 9).toISOString())).body.data.createScheduledCall.id;
+    const moved = await a.gql(`mutation($app: UUID!, $id: UUID!) { updateScheduledCall(appId: $app, id: $id, input: { assignedAgentId: ${stranger} }) { id } }`, {
+      app: tenant.appId,
+      id,
+    });
+    expect(detailsOf(moved)).toMatchObject({ code: 'invalid_request', fields: ['input.assignedAgentId'] });
+    // REST names the body's own paths.
+    const rest = await a.create({ scheduledAtUtc: '2020-01-01T10:00:00Z', durationMinutes: 20, guestName: 'Cy' });
+    expect(rest.status).toBe(400);
+    expect(rest.body.error.details.map((d: { field: string }) => d.field)).toEqual(['scheduledAtUtc']);
+    expect(rest.body.error.message).toBe('Invalid input: scheduledAtUtc: must be in the future');
+  });
+
   it('recordScheduledCallOutcome: only once started, only from scheduled, final afterwards', async () => {
     const tenant = await server.tenant();
     const a = api(server, tenant);
