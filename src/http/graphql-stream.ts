@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import { getOperationAST, GraphQLError, type DocumentNode, type ExecutionResult } from 'graphql';
 import { createHandler, type RequestContext as SseRequestContext } from 'graphql-sse/lib/use/fetch';
 import type { Plugin } from 'graphql-yoga';
@@ -31,7 +32,7 @@ export function useGraphQLStream(endpoint: string, mask: (error: unknown) => Gra
   const refuse = (errors: readonly unknown[]) => {
     const masked = errors.map((e) => mask(e));
     const status = (masked[0]?.extensions?.http as { status?: number } | undefined)?.status ?? 400;
-    return [JSON.stringify({ errors: masked.map(clientError) }), { status, statusText: 'Bad Request', headers: { 'content-type': 'application/json; charset=utf-8' } }] as const;
+    return [JSON.stringify({ errors: masked.map(clientError) }), { status, statusText: STATUS_CODES[status] ?? '', headers: { 'content-type': 'application/json; charset=utf-8' } }] as const;
   };
 
   /** graphql-sse's own refusals carry a message only: the code their status stands for. */
