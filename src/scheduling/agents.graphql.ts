@@ -72,6 +72,11 @@ const Agent = builder.objectRef<AgentRow>('Agent').implement({
     }),
     createdAt: t.expose('createdAt', { description: 'When it was created (ISO 8601 UTC).', type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { description: 'When it last changed (ISO 8601 UTC).', type: 'DateTime' }),
+    deletedAt: t.expose('deletedAt', {
+      description: 'Only on what deleteAgent returns: when the agent was deleted, if it was kept for the calls on record that name it; null when it was removed outright.',
+      type: 'DateTime',
+      nullable: true,
+    }),
   }),
 });
 
@@ -136,7 +141,7 @@ builder.mutationField('setAgentWorkingHours', (t) =>
 builder.mutationField('deleteAgent', (t) =>
   t.field({
     type: Agent,
-    description: 'Deletes an agent with its exceptions and DND windows; conflict (409) while calls reference it. Scope: scheduling:write.',
+    description: 'Deletes an agent with its exceptions and DND windows: conflict (409) while one of its calls is still scheduled; kept as deleted (deletedAt) when its calls on record are all final. Scope: scheduling:write.',
     authScopes: (_root, args) => write(args.appId),
     extensions: invalidRequest,
     args: { appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }), id: t.arg({ description: 'The record id (UUID).', type: 'UUID', required: true }) },

@@ -1,48 +1,70 @@
-import { and, asc, eq, gt, inArray, lt } from 'drizzle-orm';
+import { and, asc, count, eq, gt, inArray, isNull, lt, sql } from 'drizzle-orm';
 import DataLoader from 'dataloader';
 import type { z } from 'zod';
-import type { Queryable } from '../db/client.js';
+import type { Queryable, Tx } from '../db/client.js';
 import { FOREIGN_KEY_VIOLATION, pgErrorCode } from '../db/raw.js';
 import { conflict, notFound, validationFailed } from '../errors/app-error.js';
 import { loader, type RequestContext } from '../runtime.js';
 import type { AgentInput, exceptionInput, windowInput } from './fields.js';
-import { agents, availabilityExceptions, dndWindows, type AgentRow, type AvailabilityExceptionRow, type DndWindowRow } from './tables.js';
+import { agents, availabilityExceptions, dndWindows, scheduledCalls, type AgentRow, type AvailabilityExceptionRow, type DndWindowRow } from './tables.js';
 import type { WeeklyHours } from './working-hours.js';
 
 // Agents' calendars: the members who take calls, their weekly hours, exceptions and DND windows
 // (issue 5, "GraphQL mutations to manage agents, hours, exceptions and DND").
 
+/** An agent of the app that was not deleted (a deleted one stays only for the calls that name it). */
+const liveAgent = (appId: string, agentId: string) => and(eq(agents.appId, appId), eq(agents.id, agentId), isNull(agents.deletedAt));
+
+/** Seeds the hash of an agent's lock key, apart from any other advisory lock of the database. */
+const AGENT_LOCK_SEED = 7_190_411;
+
+/**
+ * Takes the transaction lock of each agent, in one order. Every write that books an agent, or
+ * deletes one, holds it: a booking and a deletion of one agent run one after the other.
+ */
+export async function lockAgents(tx: Tx, appId: string, agentIds: readonly string[]): Promise<void> {
+  for (const agentId of [...new Set(agentIds)].sort()) {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${appId}::text || '/' || ${agentId}::text, ${AGENT_LOCK_SEED}::bigint))`);
+  }
+}
+
 export async function agentExists(db: Queryable, appId: string, agentId: string): Promise<boolean> {
-  const [row] = await db
-    .select({ id: agents.id })
-    .from(agents)
-    .where(and(eq(agents.appId, appId), eq(agents.id, agentId)))
-    .limit(1);
+  const [row] = await db.select({ id: agents.id }).from(agents).where(liveAgent(appId, agentId)).limit(1);
   return row !== undefined;
 }
 
+/** How many of these agents are live (not deleted): under lockAgents, a booking checks its agents are still there. */
+export async function liveAgentCount(db: Queryable, appId: string, agentIds: readonly string[]): Promise<number> {
+  const [row] = await db
+    .select({ n: count() })
+    .from(agents)
+    .where(and(eq(agents.appId, appId), inArray(agents.id, [...new Set(agentIds)]), isNull(agents.deletedAt)));
+  return row?.n ?? 0;
+}
+
 export async function listAgents(ctx: RequestContext, appId: string): Promise<AgentRow[]> {
-  return ctx.runtime.database.db.select().from(agents).where(eq(agents.appId, appId)).orderBy(asc(agents.name), asc(agents.id));
+  return ctx.runtime.database.db
+    .select()
+    .from(agents)
+    .where(and(eq(agents.appId, appId), isNull(agents.deletedAt)))
+    .orderBy(asc(agents.name), asc(agents.id));
 }
 
 export async function getAgent(ctx: RequestContext, appId: string, agentId: string): Promise<AgentRow> {
-  const [row] = await ctx.runtime.database.db
-    .select()
-    .from(agents)
-    .where(and(eq(agents.appId, appId), eq(agents.id, agentId)))
-    .limit(1);
+  const [row] = await ctx.runtime.database.db.select().from(agents).where(liveAgent(appId, agentId)).limit(1);
   if (!row) throw notFound('Agent');
   return row;
 }
 
-/** Creates an agent, or replaces the name, zone and hours of the agent with this id. */
+/** Creates an agent, or replaces the name, zone and hours of the agent with this id (a deleted one comes back). */
 export async function saveAgent(ctx: RequestContext, appId: string, input: AgentInput): Promise<AgentRow> {
   const now = new Date();
   const values = { appId, name: input.name, timezone: input.timezone, workingHours: input.workingHours, updatedAt: now };
   const [row] = await ctx.runtime.database.db
     .insert(agents)
     .values({ ...values, ...(input.id ? { id: input.id } : {}), createdAt: now })
-    .onConflictDoUpdate({ target: [agents.appId, agents.id], set: values })
+    // Saving the id of a deleted agent brings it back (its calls on record name it still).
+    .onConflictDoUpdate({ target: [agents.appId, agents.id], set: { ...values, deletedAt: null } })
     .returning();
   return row!;
 }
@@ -51,22 +73,41 @@ export async function setWorkingHours(ctx: RequestContext, appId: string, agentI
   const [row] = await ctx.runtime.database.db
     .update(agents)
     .set({ workingHours: hours, updatedAt: new Date() })
-    .where(and(eq(agents.appId, appId), eq(agents.id, agentId)))
+    .where(liveAgent(appId, agentId))
     .returning();
   if (!row) throw notFound('Agent');
   return row;
 }
 
-/** Deletes an agent with its exceptions and DND windows; one with scheduled calls on record is 409. */
+/**
+ * Deletes an agent with its exceptions and DND windows. One with a call still `scheduled` is 409
+ * (reassign, cancel or record the outcome first). One whose calls on record are all final is
+ * kept as deleted (deletedAt), for those calls name it; one with no calls at all is removed.
+ */
 export async function deleteAgent(ctx: RequestContext, appId: string, agentId: string): Promise<AgentRow> {
   try {
-    const [row] = await ctx.runtime.database.db
-      .delete(agents)
-      .where(and(eq(agents.appId, appId), eq(agents.id, agentId)))
-      .returning();
-    if (!row) throw notFound('Agent');
-    return row;
+    return await ctx.runtime.database.db.transaction(async (tx) => {
+      await lockAgents(tx, appId, [agentId]);
+      const [agent] = await tx.select({ id: agents.id }).from(agents).where(liveAgent(appId, agentId)).for('update');
+      if (!agent) throw notFound('Agent');
+      const [calls] = await tx
+        .select({ total: count(), scheduled: sql<number>`count(*) filter (where ${scheduledCalls.status} = 'scheduled')`.mapWith(Number) })
+        .from(scheduledCalls)
+        .where(and(eq(scheduledCalls.appId, appId), eq(scheduledCalls.assignedAgentId, agentId)));
+      if ((calls?.scheduled ?? 0) > 0) throw conflict('The agent has scheduled calls: reassign or cancel them, or record their outcome, first');
+      if ((calls?.total ?? 0) === 0) {
+        const [removed] = await tx.delete(agents).where(liveAgent(appId, agentId)).returning();
+        return removed!;
+      }
+      const ofAgent = <T extends typeof availabilityExceptions | typeof dndWindows>(table: T) => and(eq(table.appId, appId), eq(table.agentId, agentId));
+      await tx.delete(availabilityExceptions).where(ofAgent(availabilityExceptions));
+      await tx.delete(dndWindows).where(ofAgent(dndWindows));
+      const now = new Date();
+      const [kept] = await tx.update(agents).set({ deletedAt: now, updatedAt: now }).where(liveAgent(appId, agentId)).returning();
+      return kept!;
+    });
   } catch (error) {
+    // A call written without the agent's lock (the importer) between the check and the delete.
     if (pgErrorCode(error) === FOREIGN_KEY_VIOLATION) throw conflict('The agent has scheduled calls on record: reassign them first');
     throw error;
   }

@@ -56,7 +56,7 @@ export async function loadCalendars(db: Queryable, query: CalendarQuery): Promis
         ) b
       ), '[]'::json) as intervals
     from agents a
-    where a.app_id = ${query.appId}::uuid and ${agentFilter}
+    where a.app_id = ${query.appId}::uuid and a.deleted_at is null and ${agentFilter}
     order by a.id`);
   return rowsOf<CalendarRow>(result).map((row) => {
     const busy: BusyInterval[] = [];

@@ -4,7 +4,7 @@ import type { Tx } from '../db/client.js';
 import { DEADLOCK_DETECTED, EXCLUSION_VIOLATION, pgErrorCode } from '../db/raw.js';
 import { AppError, conflict, notFound, validationFailed } from '../errors/app-error.js';
 import type { RequestContext } from '../runtime.js';
-import { agentExists } from './agents.service.js';
+import { agentExists, liveAgentCount, lockAgents } from './agents.service.js';
 import { loadCalendars } from './calendars.js';
 import { callsCursor } from './cursor.js';
 import { editableFields, finalStatuses, type CallListArgs, type CreateCallInput, type ScheduledCallStatus, type UpdateCallInput } from './fields.js';
@@ -67,9 +67,9 @@ async function guarded<T>(tx: Tx, appId: string, agentIds: string[], write: (tx:
   try {
     // A savepoint, so that on PostgreSQL the transaction stays usable after the error.
     return await tx.transaction(async (sp) => {
-      for (const agentId of [...new Set(agentIds)].sort()) {
-        await sp.execute(sql`select pg_advisory_xact_lock(hashtextextended(${appId}::text || '/' || ${agentId}::text, ${AGENT_LOCK_SEED}::bigint))`);
-      }
+      await lockAgents(sp, appId, agentIds);
+      // An agent deleted since it was checked (deleteAgent takes the same lock): not bookable.
+      if ((await liveAgentCount(sp, appId, agentIds)) < new Set(agentIds).size) throw slotTaken();
       return write(sp);
     });
   } catch (error) {
@@ -78,9 +78,6 @@ async function guarded<T>(tx: Tx, appId: string, agentIds: string[], write: (tx:
     throw error;
   }
 }
-
-/** Seeds the hash of an agent's lock key, apart from any other advisory lock of the database. */
-const AGENT_LOCK_SEED = 7_190_411;
 
 function assertFuture(at: Date, now: Date) {
   if (!(at.getTime() > now.getTime())) throw invalid('scheduledAtUtc', 'must be in the future');

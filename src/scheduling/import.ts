@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Tx } from '../db/client.js';
 import { EXCLUSION_VIOLATION, excludedSet, FOREIGN_KEY_VIOLATION, pgErrorCode } from '../db/raw.js';
@@ -71,6 +71,21 @@ async function explained<T>(what: string, write: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * An agent deleted with calls on record (deletedAt) is kept only for those calls: exceptions,
+ * DND windows and scheduled (not final) calls naming it are refused, as for an unknown agent.
+ * Importing the agent record again brings it back.
+ */
+async function refuseDeletedAgents(tx: Tx, appId: string, what: string, agentIds: string[]): Promise<void> {
+  if (agentIds.length === 0) return;
+  const [deleted] = await tx
+    .select({ id: agents.id })
+    .from(agents)
+    .where(and(eq(agents.appId, appId), inArray(agents.id, [...new Set(agentIds)]), isNotNull(agents.deletedAt)))
+    .limit(1);
+  if (deleted) throw new Error(`${what} names agent ${deleted.id}, which was deleted (import the agent again first)`);
+}
+
 export const agentImport: ImportType<typeof agentRecord> = {
   type: 'agent',
   schema: agentRecord,
@@ -79,7 +94,8 @@ export const agentImport: ImportType<typeof agentRecord> = {
     await tx
       .insert(agents)
       .values(records.map((r) => ({ appId, id: r.id, name: r.name, timezone: r.timezone, workingHours: r.working_hours, createdAt: now, updatedAt: now })))
-      .onConflictDoUpdate({ target: [agents.appId, agents.id], set: excludedSet(agents, ['name', 'timezone', 'workingHours', 'updatedAt']) });
+      // deletedAt too: importing a deleted agent again brings it back.
+      .onConflictDoUpdate({ target: [agents.appId, agents.id], set: excludedSet(agents, ['name', 'timezone', 'workingHours', 'updatedAt', 'deletedAt']) });
   },
 };
 
@@ -87,6 +103,7 @@ export const availabilityExceptionImport: ImportType<typeof exceptionRecord> = {
   type: 'availability_exception',
   schema: exceptionRecord,
   write: async (tx, appId, records) => {
+    await refuseDeletedAgents(tx, appId, 'availability_exception', records.map((r) => r.agent_id));
     await explained('availability_exception', () =>
       tx
         .insert(availabilityExceptions)
@@ -100,6 +117,7 @@ export const dndImport: ImportType<typeof dndRecord> = {
   type: 'dnd',
   schema: dndRecord,
   write: async (tx, appId, records) => {
+    await refuseDeletedAgents(tx, appId, 'dnd', records.map((r) => r.agent_id));
     await explained('dnd', () =>
       tx
         .insert(dndWindows)
@@ -121,6 +139,7 @@ const callColumns = [
  */
 async function writeCalls(tx: Tx, appId: string, records: z.output<typeof callRecord>[]): Promise<void> {
   const now = new Date();
+  await refuseDeletedAgents(tx, appId, 'scheduled_call', records.filter((r) => r.status === 'scheduled').map((r) => r.assigned_agent_id));
   const rows = records.map((r) => ({
     id: r.id,
     appId,

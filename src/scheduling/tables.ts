@@ -22,6 +22,11 @@ export const agents = pgTable(
     workingHours: jsonb('working_hours').$type<WeeklyHours>().notNull().default({}),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
+    /**
+     * Set when an agent with calls on record (all of them final) is deleted: the row stays for
+     * the calls that name it, and the agent is gone from every list, lookup and availability.
+     */
+    deletedAt: ts('deleted_at'),
   },
   (t) => [primaryKey({ columns: [t.appId, t.id] })],
 );
