@@ -28,6 +28,28 @@ describe('first start on empty storage (DESIGN section 1)', () => {
     const booked = await request(`${server.url}/graphql`, { token, json: { query: tab.query, variables, operationName: 'BookCall' } });
     expect(booked.body.errors, JSON.stringify(booked.body.errors)).toBeUndefined();
     expect(booked.body.data.createScheduledCall.status).toBe('scheduled');
+
+    // The Sends tab: OpenWindow, then SendFlow goes out.
+    const sends = graphiqlTabs.find((t) => t.query.includes('mutation SendFlow'))!;
+    const sendVariables = { ...JSON.parse(sends.variables), appId: demo!.appId };
+    const opened = await request(`${server.url}/graphql`, { token, json: { query: sends.query, variables: sendVariables, operationName: 'OpenWindow' } });
+    expect(opened.body.errors, JSON.stringify(opened.body.errors)).toBeUndefined();
+    expect(opened.body.data.ingestInboundEvent).toMatchObject({ event: 'message', applied: true, message: { direction: 'inbound' } });
+    const sent = await request(`${server.url}/graphql`, { token, json: { query: sends.query, variables: sendVariables, operationName: 'SendFlow' } });
+    expect(sent.body.errors, JSON.stringify(sent.body.errors)).toBeUndefined();
+    expect(sent.body.data.sendMessage.message).toMatchObject({ status: 'queued', kind: 'flow' });
+
+    // The Video tab lists the demo's call, and the video host's lookup answers it.
+    const video = graphiqlTabs.find((t) => t.query.includes('query VideoCalls'))!;
+    const calls = await request(`${server.url}/graphql`, { token, json: { query: video.query, variables: { ...JSON.parse(video.variables), appId: demo!.appId } } });
+    expect(calls.body.errors, JSON.stringify(calls.body.errors)).toBeUndefined();
+    const [call] = calls.body.data.videoCalls.nodes;
+    expect(call).toMatchObject({ status: 'ended', usage: { participantMinutes: 31 + 28 } });
+    expect(call.participants.map((p: { role: string }) => p.role)).toEqual(['host', 'participant']);
+    expect(call.recordings).toEqual([expect.objectContaining({ status: 'available' })]);
+    const lookup = await request(`${server.videoUrl}/api/calls/${call.callId}`, { token });
+    expect(lookup.status).toBe(200);
+    expect(lookup.body.data).toMatchObject({ callId: call.callId, status: 'ended', title: 'Demo consultation' });
   });
 
   it('the banner carries the credentials and a curl line for the token endpoint', () => {

@@ -3,8 +3,20 @@ import { seedAnalytics } from '../analytics/seed.js';
 import { createApp, createClient } from '../apps/service.js';
 import { apps } from '../apps/tables.js';
 import { scopes } from '../auth/scopes.js';
-import type { Runtime } from '../runtime.js';
+import { createRequestContext, type Runtime } from '../runtime.js';
 import { catalogs, products } from '../sends/tables.js';
+import {
+  callEndedArgs,
+  createVideoCall,
+  createVideoCallInput,
+  participantJoinedArgs,
+  participantLeftArgs,
+  recordCallEnded,
+  recordingStatusArgs,
+  recordParticipantJoined,
+  recordParticipantLeft,
+  recordRecordingStatus,
+} from '../video/service.js';
 import { agents } from '../scheduling/tables.js';
 import type { WeeklyHours } from '../scheduling/working-hours.js';
 
@@ -30,6 +42,35 @@ const demoData: ((runtime: Runtime, appId: string) => Promise<unknown>)[] = [
       { appId, catalogId: 'cat-1', productRetailerId: 'sku-1', name: 'Risotto', price: 14.5 },
       { appId, catalogId: 'cat-1', productRetailerId: 'sku-2', name: 'Tiramisu', price: 6.5 },
     ]);
+  },
+  // A video call that has ended, for the video host's lookup and GraphiQL's VideoCalls tab, written
+  // through the service as the provider's events would be.
+  async (runtime, appId) => {
+    const ctx = createRequestContext(runtime, 'demo-bootstrap');
+    const start = Date.now();
+    const minutesAgo = (m: number) => new Date(start - m * 60_000);
+    const call = await createVideoCall(
+      ctx,
+      appId,
+      createVideoCallInput.parse({
+        presetId: 'group_call_host',
+        title: 'Demo consultation',
+        hostName: 'Grace Hopper',
+        guestName: 'Ada Lovelace',
+        provider: { name: 'vonage', meetingId: 'demo-meeting-1' },
+        contactcenter: { conversationId: 'demo-conversation-1', ccHostOrigin: 'https://cc.example.com', ccTargetEnv: 'production', ccLangTag: 'en-GB', ccUsePopupAuth: false },
+      }),
+    );
+    const key = { appId, callId: call.id };
+    await recordParticipantJoined(ctx, participantJoinedArgs.parse({ ...key, providerParticipantId: 'demo-host', role: 'host', name: 'Grace Hopper', at: minutesAgo(42) }));
+    await recordParticipantJoined(ctx, participantJoinedArgs.parse({ ...key, providerParticipantId: 'demo-guest', role: 'participant', name: 'Ada Lovelace', at: minutesAgo(40) }));
+    await recordRecordingStatus(ctx, recordingStatusArgs.parse({ ...key, providerArchiveId: 'demo-archive-1', status: 'processing', at: minutesAgo(40) }));
+    await recordParticipantLeft(ctx, participantLeftArgs.parse({ ...key, providerParticipantId: 'demo-guest', at: minutesAgo(12) }));
+    await recordCallEnded(ctx, callEndedArgs.parse({ ...key, at: minutesAgo(11) }));
+    await recordRecordingStatus(
+      ctx,
+      recordingStatusArgs.parse({ ...key, providerArchiveId: 'demo-archive-1', status: 'available', url: 'https://recordings.example.com/demo-archive-1.mp4', at: minutesAgo(9) }),
+    );
   },
 ];
 

@@ -84,7 +84,17 @@ mutation BookCall($appId: UUID!, $input: CreateScheduledCallInput!) {
     headers,
   },
   {
-    query: `# Sends (scope messages:send): a Flow message inside the 24-hour window.
+    query: `# Sends: a Flow message goes out inside the 24-hour window,
+# which an inbound message from the number opens: run
+# OpenWindow (scope messages:ingest), then SendFlow
+# (scope messages:send).
+mutation OpenWindow($appId: UUID!, $event: JSON!) {
+  ingestInboundEvent(appId: $appId, event: $event) {
+    event applied
+    message { id status direction createdAt }
+  }
+}
+
 mutation SendFlow($appId: UUID!, $message: JSON!) {
   sendMessage(appId: $appId, message: $message, idempotencyKey: "example-1") {
     replayed
@@ -93,6 +103,8 @@ mutation SendFlow($appId: UUID!, $message: JSON!) {
 }
 `,
     variables: appVariables({
+      // An id of its own per start: the provider's id of a message already stored is a redelivery.
+      event: { type: 'message', id: `wamid.graphiql-${Date.now()}`, from: '447700900123', text: 'Hi, can I book a table?' },
       message: {
         to: '+447700900123',
         type: 'interactive',
