@@ -8,6 +8,8 @@ export interface Page<T> {
   hasMore: boolean;
   nextCursor: string | null;
   limit: number;
+  /** The cursor after an item (GraphQL edges): made only when a client asks for it. */
+  cursorOf: (item: T) => string;
 }
 
 /**
@@ -51,5 +53,5 @@ export function toPage<T extends { createdAt: Date; id: string }>(list: string, 
   const hasMore = rows.length > limit;
   const items = hasMore ? rows.slice(0, limit) : rows;
   const last = items.at(-1);
-  return { items, hasMore, nextCursor: hasMore && last ? encodeCursor(list, last) : null, limit };
+  return { items, hasMore, nextCursor: hasMore && last ? encodeCursor(list, last) : null, limit, cursorOf: (item) => encodeCursor(list, item) };
 }

@@ -12,11 +12,11 @@ const PageInfo = builder.objectRef<{ hasNextPage: boolean; endCursor: string | n
 
 /** A Relay-style connection over a keyset Page: edges, nodes, pageInfo and the limit used. */
 export function connectionOf<T>(name: string, node: ObjectRef<any, T>, description: string) {
-  const Edge = builder.objectRef<{ node: T; cursor: string | null }>(`${name}Edge`).implement({
+  const Edge = builder.objectRef<{ node: T; page: Page<T> }>(`${name}Edge`).implement({
     description: `One ${name} of a page, with the cursor after it.`,
     fields: (t) => ({
       node: t.field({ type: node, description: `The ${name}.`, resolve: (edge) => edge.node as never }),
-      cursor: t.exposeString('cursor', { nullable: true, description: 'Set on the last edge of a page that has more.' }),
+      cursor: t.string({ description: 'The cursor after this item: pass it as `after` to continue from here.', resolve: (edge) => edge.page.cursorOf(edge.node) }),
     }),
   });
   return builder.objectRef<Page<T>>(`${name}Connection`).implement({
@@ -26,7 +26,7 @@ export function connectionOf<T>(name: string, node: ObjectRef<any, T>, descripti
       edges: t.field({
         type: [Edge],
         description: 'The items of this page with cursors (Relay style); nodes is the shorter form.',
-        resolve: (page) => page.items.map((item, i) => ({ node: item, cursor: i === page.items.length - 1 ? page.nextCursor : null })),
+        resolve: (page) => page.items.map((item) => ({ node: item, page })),
       }),
       pageInfo: t.field({ type: PageInfo, description: 'Whether more follow, and the cursor to continue from.', resolve: (page) => ({ hasNextPage: page.hasMore, endCursor: page.nextCursor }) }),
       limit: t.exposeInt('limit', { description: 'The page size used.' }),

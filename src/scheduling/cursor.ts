@@ -22,7 +22,7 @@ export const callsCursor = {
     const hasMore = rows.length > limit;
     const items = hasMore ? rows.slice(0, limit) : rows;
     const last = items.at(-1);
-    const nextCursor = hasMore && last ? encodeCursor(appList(LIST, appId), { createdAt: positionOf(last).at, id: positionOf(last).id }) : null;
-    return { items, hasMore, nextCursor, limit };
+    const cursorOf = (row: T) => encodeCursor(appList(LIST, appId), { createdAt: positionOf(row).at, id: positionOf(row).id });
+    return { items, hasMore, nextCursor: hasMore && last ? cursorOf(last) : null, limit, cursorOf };
   },
 };

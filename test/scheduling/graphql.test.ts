@@ -197,4 +197,19 @@ describe('GraphQL: scheduled calls', () => {
     expect(large).toBe(small);
     expect(large).toBeLessThanOrEqual(3);
   });
+
+  it("every edge of a calls page carries its cursor: after a middle edge's come the calls after it", async () => {
+    const tenant = await server.tenant();
+    const a = api(server, tenant);
+    await importRecords(server, tenant.appId, [
+      agent(1, 'UTC', everyDay('00:00', '24:00')),
+      ...Array.from({ length: 5 }, (_, i) => importedCall(600 + i, 1, new Date(Date.UTC(2026, 2, 2, 9 + i)).toISOString())),
+    ]);
+    const page = async (after?: string) =>
+      (await a.gql(`query($app: UUID!, $after: String) { scheduledCalls(appId: $app, first: 10, after: $after) { edges { cursor node { id } } } }`, { app: tenant.appId, after }))
+        .body.data.scheduledCalls.edges as { cursor: string; node: { id: string } }[];
+    const all = await page();
+    expect(all.map((e) => e.node.id)).toEqual([600, 601, 602, 603, 604].map(callIdOf));
+    expect((await page(all[1]!.cursor)).map((e) => e.node.id)).toEqual([602, 603, 604].map(callIdOf));
+  });
 });

@@ -109,6 +109,15 @@ describe('videoCalls', () => {
     expect(seen).toEqual([104, 103, 106, 105, 102, 101, 100].map(callIdOf));
   });
 
+  it("every edge carries its cursor: continuing after a middle edge's gives the items after it", async () => {
+    const all = (await list({ first: 50 })).body.data.videoCalls.edges;
+    expect(all.map((e: any) => e.node.callId).slice(-7)).toEqual([104, 103, 106, 105, 102, 101, 100].map(callIdOf));
+    expect(all.every((e: any) => typeof e.cursor === 'string')).toBe(true);
+    const rest = (await list({ first: 50, after: all.at(-5).cursor })).body.data.videoCalls.edges;
+    expect(rest.map((e: any) => e.node.callId)).toEqual([105, 102, 101, 100].map(callIdOf));
+    expect((await list({ first: 50, after: all.at(-1).cursor })).body.data.videoCalls.edges).toEqual([]);
+  });
+
   it('filters by status', async () => {
     const res = await list({ first: 50, status: 'ended' });
     expect(res.body.data.videoCalls.edges.map((e: any) => e.node.callId)).toEqual([105, 102].map(callIdOf));
