@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { funnel } from './funnel.js';
 import { campaigns, messages, templates } from './tables.js';
@@ -72,10 +72,15 @@ export async function seedAnalytics(options: SeedOptions) {
     c.sentCount = phones?.size ?? 0;
   }
   await db.insert(campaigns).values(campaignRows);
-  await db.insert(templates).values(templateRows(appId, now));
+  // Seeding an app again adds messages and campaigns, not a second template of the same name and
+  // language (a template send names one by both).
+  const existing = await db.select({ name: templates.name, language: templates.language }).from(templates).where(eq(templates.appId, appId));
+  const known = new Set(existing.map((t) => `${t.name}\u0000${t.language}`));
+  const newTemplates = templateRows(appId, now).filter((t) => !known.has(`${t.name}\u0000${t.language}`));
+  if (newTemplates.length > 0) await db.insert(templates).values(newTemplates);
   // Fresh planner statistics: PGlite has no autovacuum, and PostgreSQL's comes later.
   await db.execute(sql`analyze messages, campaigns, templates, message_rollups, campaign_rollups, contact_ranges, contact_rollups`);
-  return { messages: done, campaigns: campaignRows.length, templates: 3 };
+  return { messages: done, campaigns: campaignRows.length, templates: newTemplates.length };
 
   function messageRow(n: number): MessageInsert {
     const outbound = rng.next() < 0.7;

@@ -26,6 +26,17 @@ describe('seed', () => {
     expect((await db.select({ n: count() }).from(templates).where(eq(templates.appId, tenant.appId)))[0]!.n).toBe(3);
   });
 
+  it('seeding the app again adds messages and campaigns but no second template of a name and language', async () => {
+    const other = await server.tenant();
+    const db = server.runtime.database.db;
+    const first = await seedAnalytics({ db, appId: other.appId, messages: 100 });
+    const second = await seedAnalytics({ db, appId: other.appId, messages: 100 });
+    expect([first.templates, second.templates]).toEqual([3, 0]);
+    const rows = await db.select({ name: templates.name, language: templates.language }).from(templates).where(eq(templates.appId, other.appId));
+    expect(rows).toHaveLength(3);
+    expect((await db.select({ n: count() }).from(messages).where(eq(messages.appId, other.appId)))[0]!.n).toBe(200);
+  });
+
   it('is internally consistent: funnel timestamps, campaign links, 90 days', async () => {
     const db = server.runtime.database.db;
     const inconsistent = await db
