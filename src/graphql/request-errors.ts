@@ -49,6 +49,10 @@ export function requestError(schema: GraphQLSchema, error: GraphQLError, execute
     const detail = { field: path.join('.'), ...describe(origin?.message ?? error.message) };
     return new AppError(typeOf(schema, found), `Invalid input: ${detail.field}: ${detail.message}`, { details: [detail] });
   }
+  // GraphQL over HTTP: a mutation sent with GET is 405 with `Allow: POST` (yoga says so in its
+  // extensions), not a 400.
+  const http = error.extensions?.http as { status?: number; headers?: Record<string, string> } | undefined;
+  if (http?.status === 405) return new AppError('method_not_allowed', error.message, { headers: http.headers });
   return new AppError('invalid_request', error.message);
 }
 

@@ -174,6 +174,17 @@ export function createMainApp(runtime: Runtime, schema: GraphQLSchema, routes: r
     // yoga answers a POST body it has no parser for (text/plain, say) with a bare 415: give it the
     // envelope every other refusal has.
     if (response.status === 415) return graphqlShape(new AppError('unsupported_media_type', 'Send the operation as JSON: Content-Type: application/json'), c);
+    // yoga's bare 406 (a subscription asked for with `Accept: application/json`, say): say why.
+    if (response.status === 406) {
+      return graphqlShape(
+        new AppError(
+          'invalid_request',
+          'The Accept header allows no type this operation can be answered in: a query or mutation as application/json or application/graphql-response+json, a subscription as text/event-stream (or over /graphql/stream)',
+          { status: 406 },
+        ),
+        c,
+      );
+    }
     return response;
   };
   app.on(['GET', 'POST'], '/graphql', tooLarge, async (c, next) => (isGraphiQLPage(c) ? next() : graphqlAuth(c, next)), getParamsAreJson, execute);

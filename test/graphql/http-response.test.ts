@@ -78,3 +78,30 @@ describe('GraphQL responses on the wire', () => {
     }
   });
 });
+
+describe('GraphQL over HTTP refusals of the request itself', () => {
+  it('a mutation over GET is 405 with Allow: POST (GraphQL over HTTP), and is not run', async () => {
+    const tenant = await server.tenant({ scopes: ['scheduling:read', 'scheduling:write'] });
+    const query = encodeURIComponent(`mutation($a: UUID!) { saveAgent(appId: $a, input: { name: "Via GET", timezone: "UTC" }) { id } }`);
+    const variables = encodeURIComponent(JSON.stringify({ a: tenant.appId }));
+    for (const accept of ['application/json', 'application/graphql-response+json']) {
+      const res = await fetch(`${server.url}/graphql?query=${query}&variables=${variables}`, { headers: { authorization: `Bearer ${tenant.accessToken}`, accept } });
+      expect(res.status).toBe(405);
+      expect(res.headers.get('allow')).toBe('POST');
+      expect(res.headers.get('x-request-id')).toBeTruthy();
+      expect(((await res.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe('method_not_allowed');
+    }
+    const listed = await postGraphQL(tenant.accessToken, { query: `query($a: UUID!) { agents(appId: $a) { id } }`, variables: { a: tenant.appId } });
+    expect(JSON.parse(listed.bytes.toString()).data.agents).toEqual([]);
+  });
+
+  it('a subscription to /graphql accepting only JSON is 406 with a body that says where streams are', async () => {
+    const tenant = await server.tenant({ scopes: ['scheduling:read'] });
+    const res = await postGraphQL(tenant.accessToken, { query: `subscription($a: UUID!) { scheduledCallEvents(appId: $a) { id } }`, variables: { a: tenant.appId } });
+    expect(res.status).toBe(406);
+    expect(res.headers['x-request-id']).toBeTruthy();
+    const body = JSON.parse(res.bytes.toString());
+    expect(body.errors[0].extensions.code).toBe('invalid_request');
+    expect(body.errors[0].message).toMatch(/text\/event-stream/);
+  });
+});
