@@ -74,7 +74,10 @@ async function explained<T>(what: string, write: () => Promise<T>): Promise<T> {
 /**
  * An agent deleted with calls on record (deletedAt) is kept only for those calls: exceptions,
  * DND windows and scheduled (not final) calls naming it are refused, as for an unknown agent.
- * Importing the agent record again brings it back.
+ * Importing the agent record again brings it back. Checked after the rows are written: their
+ * foreign-key check waits for a deleteAgent holding the agent's row (FOR UPDATE) to commit, so
+ * this later statement sees its deletion; a deleteAgent that comes second waits for the import
+ * and then sees its scheduled calls (409).
  */
 async function refuseDeletedAgents(tx: Tx, appId: string, what: string, agentIds: string[]): Promise<void> {
   if (agentIds.length === 0) return;
@@ -103,13 +106,13 @@ export const availabilityExceptionImport: ImportType<typeof exceptionRecord> = {
   type: 'availability_exception',
   schema: exceptionRecord,
   write: async (tx, appId, records) => {
-    await refuseDeletedAgents(tx, appId, 'availability_exception', records.map((r) => r.agent_id));
     await explained('availability_exception', () =>
       tx
         .insert(availabilityExceptions)
         .values(records.map((r) => ({ appId, id: r.id, agentId: r.agent_id, kind: r.kind, startAt: r.start_utc, endAt: r.end_utc })))
         .onConflictDoUpdate({ target: [availabilityExceptions.appId, availabilityExceptions.id], set: excludedSet(availabilityExceptions, ['agentId', 'kind', 'startAt', 'endAt']) }),
     );
+    await refuseDeletedAgents(tx, appId, 'availability_exception', records.map((r) => r.agent_id));
   },
 };
 
@@ -117,13 +120,13 @@ export const dndImport: ImportType<typeof dndRecord> = {
   type: 'dnd',
   schema: dndRecord,
   write: async (tx, appId, records) => {
-    await refuseDeletedAgents(tx, appId, 'dnd', records.map((r) => r.agent_id));
     await explained('dnd', () =>
       tx
         .insert(dndWindows)
         .values(records.map((r) => ({ appId, id: r.id, agentId: r.agent_id, startAt: r.start_utc, endAt: r.end_utc })))
         .onConflictDoUpdate({ target: [dndWindows.appId, dndWindows.id], set: excludedSet(dndWindows, ['agentId', 'startAt', 'endAt']) }),
     );
+    await refuseDeletedAgents(tx, appId, 'dnd', records.map((r) => r.agent_id));
   },
 };
 
@@ -139,7 +142,6 @@ const callColumns = [
  */
 async function writeCalls(tx: Tx, appId: string, records: z.output<typeof callRecord>[]): Promise<void> {
   const now = new Date();
-  await refuseDeletedAgents(tx, appId, 'scheduled_call', records.filter((r) => r.status === 'scheduled').map((r) => r.assigned_agent_id));
   const rows = records.map((r) => ({
     id: r.id,
     appId,
@@ -168,6 +170,7 @@ async function writeCalls(tx: Tx, appId: string, records: z.output<typeof callRe
       .returning({ id: scheduledCalls.id, scheduledAt: scheduledCalls.scheduledAt, status: scheduledCalls.status, inserted: sql<boolean>`(xmax = 0)` }),
   );
   if (written.length < rows.length) throw new Error('an id of this batch belongs to a scheduled call of another app');
+  await refuseDeletedAgents(tx, appId, 'scheduled_call', records.filter((r) => r.status === 'scheduled').map((r) => r.assigned_agent_id));
   const actor = { actorType: 'system', actorId: 'import' };
   const byId = new Map(rows.map((r) => [r.id, r]));
   const events = await tx

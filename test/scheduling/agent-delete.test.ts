@@ -113,6 +113,29 @@ describe('deleteAgent', () => {
     }
   });
 
+  it('an import of a scheduled call racing the deletion of its agent: one of them wins', async () => {
+    const tenant = await server.tenant();
+    const a = api(server, tenant);
+    for (let round = 1; round <= 8; round++) {
+      const n = 20 + round;
+      await importRecords(server, tenant.appId, [agent(n, 'UTC', everyDay('00:00', '24:00')), importedCall(300 + round, n, '2026-03-09T10:00:00.000Z', 30, { status: 'completed' })]);
+      const [imported, deletion] = await Promise.all([
+        importRecords(server, tenant.appId, [importedCall(400 + round, n, futureDay(9, 8 + round).toISOString())]).then(
+          () => true,
+          (error: unknown) => {
+            expect(String(error)).toMatch(/deleted/);
+            return false;
+          },
+        ),
+        deleteAgent(a, tenant.appId, agentIdOf(n)),
+      ]);
+      const deleted = deletion.body.errors === undefined;
+      expect([imported, deleted], JSON.stringify(deletion.body)).not.toEqual([true, true]);
+      expect(imported || deleted).toBe(true);
+      if (!deleted) expect(codeOf(deletion)).toBe('conflict');
+    }
+  });
+
   it("another app's token cannot delete the agent", async () => {
     const tenant = await server.tenant();
     const other = await server.tenant();
