@@ -1,3 +1,5 @@
+// First: V8 flags must be set before the service's modules allocate (src/v8-flags.ts).
+import './v8-flags.js';
 import { closeRuntime, createRuntime } from './boot.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { bootstrapDemo, demoBanner } from './demo/bootstrap.js';
