@@ -6,9 +6,9 @@ import { request } from './helpers/http.js';
 import { issueToken, startTestServer, type TestServer } from './helpers/server.js';
 
 /**
- * README's "Sends" examples, read from README.md itself and sent as written to a demo app (what
- * `npm start` creates), so an example that names data the demo lacks, or a body the service
- * refuses, fails here.
+ * The examples of docs/sends.md, read from the file itself and sent as written to a demo app
+ * (what `npm start` creates), so an example that names data the demo lacks, or a body the
+ * service refuses, fails here.
  */
 interface Curl {
   comment: string;
@@ -51,12 +51,11 @@ function shellWords(command: string, vars: Record<string, string>): string[] {
   return words;
 }
 
-/** The curl commands of the README's `## Sends` section (its sh blocks), each with the comment above it. */
-function readmeSends(vars: Record<string, string>): Curl[] {
-  const readme = readFileSync(path.join(import.meta.dirname, '..', 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('\n## Sends\n'), readme.indexOf('\n## ', readme.indexOf('\n## Sends\n') + 1));
+/** The curl commands of docs/sends.md (its sh blocks), each with the comment above it. */
+function documentedSends(vars: Record<string, string>): Curl[] {
+  const doc = readFileSync(path.join(import.meta.dirname, '..', 'docs', 'sends.md'), 'utf8');
   const curls: Curl[] = [];
-  for (const [, block] of section.matchAll(/```sh\n([\s\S]*?)```/g)) {
+  for (const [, block] of doc.matchAll(/```sh\n([\s\S]*?)```/g)) {
     let comment = '';
     // A command runs from `curl` to the next comment line (bodies span lines inside quotes).
     for (const chunk of block!.split(/\n(?=#|curl )/)) {
@@ -93,12 +92,12 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-describe("README's Sends examples, as written, on the demo app", () => {
+describe('the examples of docs/sends.md, as written, on the demo app', () => {
   it('the inbound message opens the window; the Flow, Product List and template sends go out; the reply and status apply', async () => {
-    const curls = readmeSends({ BASE: server.url, A: appId, T: token });
+    const curls = documentedSends({ BASE: server.url, A: appId, T: token });
     const find = (pattern: RegExp) => {
       const found = curls.filter((c) => pattern.test(c.comment));
-      expect(found, `one README example under a comment matching ${pattern}`).toHaveLength(1);
+      expect(found, `one docs/sends.md example under a comment matching ${pattern}`).toHaveLength(1);
       return found[0]!;
     };
     const send = async (curl: Curl, replace: Record<string, string> = {}) => {
@@ -110,7 +109,7 @@ describe("README's Sends examples, as written, on the demo app", () => {
     };
     expect(curls.length).toBeGreaterThanOrEqual(6);
 
-    // The inbound section comes later in README, but the window must be open before the sends.
+    // The inbound section comes later in docs/sends.md, but the window must be open before the sends.
     const opened = await send(find(/inbound message: stored/i));
     expect(opened.status, JSON.stringify(opened.body)).toBe(200);
     expect(opened.body.data.applied).toBe(true);
@@ -132,7 +131,7 @@ describe("README's Sends examples, as written, on the demo app", () => {
     expect(reply.body.data.linked_message_id).toBe(flow.body.data.message.id);
     expect(reply.body.data.message.status).toBe('flow_handled');
 
-    // README elides the provider's id ("sandbox.…"): the template send's own.
+    // docs/sends.md elides the provider's id ("sandbox.…"): the template send's own.
     const statusCurl = find(/status update/i);
     expect(statusCurl.body).toContain('"sandbox.…"');
     const status = await send(statusCurl, { '"sandbox.…"': JSON.stringify(template.body.data.message.provider_message_id) });
