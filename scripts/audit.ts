@@ -56,7 +56,7 @@ function offline(): 'pass' | 'fail' {
   console.log(`  source: ${snapshot.source}; commit ${commit}`);
   console.log(`  generated: ${snapshot.generatedAt} (${ageDays} days ago); ${snapshot.advisories.length} advisories`);
   if (!snapshot.coverage.complete) console.log(`  WARNING: partial snapshot: ${snapshot.coverage.note}`);
-  if (ageDays > 30) console.log('  WARNING: snapshot older than 30 days; refresh it (README, "Dependency audit")');
+  if (ageDays > 30) console.log('  WARNING: snapshot older than 30 days; refresh it (docs/development.md, "Dependency audit")');
   console.log(`checked: ${installed.length} production packages (${names.size} names) from ${relative(process.cwd(), values.lockfile) || values.lockfile}`);
   const findings = match(installed, snapshot.advisories);
   const failing = findings.filter((f) => FAILING.has(f.severity));

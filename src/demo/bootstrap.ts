@@ -34,7 +34,7 @@ const demoData: ((runtime: Runtime, appId: string) => Promise<unknown>)[] = [
     runtime.database.db.insert(agents).values(
       ['Grace Hopper', 'Alan Turing'].map((name) => ({ appId, name, timezone: 'Europe/London', workingHours: weekdays('09:00', '17:00') })),
     ),
-  // README's Product List example names this catalog and its items (the importer's own example data).
+  // The Product List example in docs/sends.md names this catalog and its items (the importer's own example data).
   async (runtime, appId) => {
     const { db } = runtime.database;
     await db.insert(catalogs).values({ appId, id: 'cat-1', name: 'Spring menu' });

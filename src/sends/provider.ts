@@ -45,7 +45,7 @@ export const sandboxProvider: SendProvider = {
 
 const providers = new WeakMap<Runtime, SendProvider>();
 
-/** Plugs a real provider into a runtime (README "Sends"); without one the sandbox is used. */
+/** Plugs a real provider into a runtime (docs/sends.md, "Providers"); without one the sandbox is used. */
 export function setSendProvider(runtime: Runtime, provider: SendProvider): void {
   providers.set(runtime, provider);
 }

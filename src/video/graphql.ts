@@ -84,7 +84,7 @@ const VideoCall = builder.objectRef<VideoCallRow>('VideoCall').implement({
   fields: (t) => ({
     callId: t.exposeID('id', { description: 'Unique call identifier (UUID).' }),
     appId: t.exposeID('appId', { description: 'The app of the call.' }),
-    status: t.exposeString('status', { description: `One of ${callStatuses.join(', ')} (README "Video calls" for the moves).` }),
+    status: t.exposeString('status', { description: `One of ${callStatuses.join(', ')} (docs/graphql.md, "Video calls", for the moves).` }),
     presetId: t.exposeString('presetId', { description: 'The preset used.' }),
     title: t.exposeString('title', { description: 'Title set at creation, or null.', nullable: true }),
     description: t.exposeString('description', { description: 'Description set at creation, or null.', nullable: true }),

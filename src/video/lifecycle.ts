@@ -1,5 +1,5 @@
 // Video call and recording states (SPEC "States and transitions" lists the values; the moves are
-// ours, README "Video calls"). Pure: the service reads the current state, asks here, and writes
+// ours, docs/graphql.md "Video calls"). Pure: the service reads the current state, asks here, and writes
 // the answer in the same transaction. A refused move is a 409 conflict at the edge.
 
 export const callStatuses = ['created', 'active', 'ended'] as const;

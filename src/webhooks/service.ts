@@ -19,7 +19,7 @@ export const deliveryStatuses = ['pending', 'succeeded', 'failed'] as const;
 
 // url and description are the only free text the webhook mutations store (eventTypes is an enum;
 // the others take ids and a flag): storableText refuses NUL and lone surrogates with their field
-// instead of a failed insert or a silent U+FFFD (README "Errors").
+// instead of a failed insert or a silent U+FFFD (docs/rest.md, "Errors").
 export const subscriptionInput = z.object({
   appId: z.uuid(),
   url: storableText(z.string().trim().min(1).max(2048)),
