@@ -111,7 +111,8 @@ export async function writeSnapshot(pglite: PGlite, dir: string, key: string): P
 const TEMPORARY = /^pglite-[0-9a-f]+\.tar\.\d+\.[0-9a-f]+\.tmp$/;
 
 /**
- * A write takes seconds, so a temporary file ten minutes old was left by a writer that died. Its age decides, not whether its pid runs: a writer in another pid namespace (a container
+ * A write takes seconds, so a temporary file ten minutes old was left by a writer that died.
+ * Its age decides, not whether its pid runs: a writer in another pid namespace (a container
  * sharing the folder) would look gone from here.
  */
 const ABANDONED_AFTER_MS = 10 * 60_000;

@@ -4,7 +4,8 @@ import { availability, availabilityExplained, MAX_CANDIDATES } from './availabil
 import { availabilityArgs, schedulingFields as shape } from './fields.js';
 import type { RejectedCandidate, RejectionReason, Slot } from './slots.js';
 
-// GET /video/{appId}/availability as a query, plus an explain mode that runs the same engine and also returns each rejected candidate with its reasons.
+// GET /video/{appId}/availability as a query, plus an explain mode that runs the same engine
+// and also returns each rejected candidate with its reasons.
 
 const AvailabilitySlot = builder.objectRef<Slot>('AvailabilitySlot').implement({
   description: 'An open slot of one agent.',

@@ -12,8 +12,8 @@ const invalid = (field: string, message: string, code: 'invalid_value' | 'too_bi
   validationFailed([{ field, code, message }], 'invalid_request');
 
 /**
- * Validates the request and loads the calendars it considers in one query;
- * the slots themselves come from the pure engine (slots.ts), computed fresh every time, so a booking shows at once.
+ * Validates the request and loads the calendars it considers in one query; the slots themselves
+ * come from the pure engine (slots.ts), computed fresh every time, so a booking shows at once.
  */
 async function prepare(ctx: RequestContext, args: AvailabilityArgs): Promise<{ query: SlotQuery; calendars: AgentCalendar[] }> {
   if (!(args.toUtc > args.fromUtc)) throw invalid('toUtc', 'must be after fromUtc');

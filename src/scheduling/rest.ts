@@ -59,7 +59,8 @@ export const schedulingRoutes: RestRoute[] = [
   defineRoute<{ cancelScheduledCall: unknown }>({
     method: 'DELETE',
     path: '/video/:appId/scheduled-calls/:id',
-    // The reason comes in the body as `reason`, or as query parameter `reason` (a DELETE body is often dropped).
+    // The reason comes in the body as `reason`, or as query parameter `reason`: some clients and
+    // proxies drop a DELETE's body.
     body: 'spread',
     invalidJson: 'invalid_request',
     document: `mutation RestCancelScheduledCall($appId: UUID!, $id: UUID!, $reason: String) {

@@ -26,8 +26,9 @@ export const sendDetails = pgTable(
   (t) => [
     primaryKey({ columns: [t.appId, t.messageId] }),
     foreignKey({ name: 'send_details_message_fk', columns: [t.appId, t.messageId], foreignColumns: [messages.appId, messages.id] }).onDelete('cascade'),
-    // flow_token is unique per app: a Flow reply finds its send by it. The index, not a read before the write,
-    // decides between concurrent sends: the second insert waits for the first and then fails.
+    // flow_token is unique per app: a Flow reply finds its send by it. The index, not a read
+    // before the write, decides between concurrent sends: the second insert waits for the first
+    // and then fails.
     uniqueIndex('send_details_app_flow_token_key').on(t.appId, t.flowToken),
     // Status updates name the message by the provider's id.
     uniqueIndex('send_details_app_provider_message_key').on(t.appId, t.providerMessageId),
