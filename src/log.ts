@@ -2,7 +2,7 @@ import { pino, type Logger } from 'pino';
 
 export type { Logger };
 
-// Structured JSON logs on stdout (brief: "Logs are structured JSON (pino)").
+// Structured JSON logs on stdout, one object a line, so any log collector can parse them.
 export function createLogger(level: string, fd: 1 | 2 = 1): Logger {
   return pino(
     {

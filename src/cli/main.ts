@@ -15,7 +15,7 @@ import { webhooksCreate } from './webhooks-create.js';
 
 type Command = (runtime: Runtime, argv: string[]) => Promise<unknown>;
 
-// DESIGN section 1: each command prints one JSON object on stdout; errors go to stderr, exit 1.
+// Each command prints one JSON object on stdout, for scripts to parse; errors go to stderr, exit 1.
 const commands: Record<string, Command> = {
   'apps create': appsCreate,
   'clients create': clientsCreate,
@@ -46,8 +46,8 @@ async function main(argv: string[]): Promise<number> {
   const rest = argv.slice(key.split(' ').length);
   let runtime: Runtime | undefined;
   try {
-    // Inside the try: a bad setting is an `error: ...` line with exit 1 like any other (DESIGN
-    // section 1), not an uncaught error's stack trace.
+    // Inside the try: a bad setting is an `error: ...` line with exit 1 like any other, not an
+    // uncaught error's stack trace.
     const config = loadConfig();
     // Logs go to stderr so stdout carries only the result.
     const logger = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, 2);

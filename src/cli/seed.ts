@@ -8,7 +8,7 @@ export async function seedCommand(runtime: Runtime, argv: string[]) {
   const { values } = parseCommandArgs(argv, { app: { type: 'string' }, messages: { type: 'string' }, seed: { type: 'string' } });
   const count = Number(requireOption(values.messages, 'messages'));
   if (!Number.isInteger(count) || count < 1 || count > 50_000_000) throw new UsageError('--messages must be a whole number from 1 to 50,000,000');
-  // Any other --seed gave NaN, which the generator read as 0: every "seed" made the same data.
+  // Anything else would be NaN, which the generator reads as 0: every "seed" would make the same data.
   if (values.seed !== undefined && !/^\d{1,9}$/.test(values.seed)) throw new UsageError('--seed must be a whole number from 0 to 999,999,999');
   const appId = await requireAppOption(runtime, values.app);
   const started = Date.now();

@@ -2,7 +2,7 @@ import type { Runtime } from '../runtime.js';
 import { createSubscription } from '../webhooks/service.js';
 import { parseCommandArgs, requireOption } from './args.js';
 
-/** DESIGN section 1: `webhooks create --app ID --url URL --events e1,e2` → {"id", "secret"}. */
+/** `webhooks create --app ID --url URL --events e1,e2` → {"id", "secret"} */
 export async function webhooksCreate(runtime: Runtime, argv: string[]) {
   const { values } = parseCommandArgs(argv, {
     app: { type: 'string' },

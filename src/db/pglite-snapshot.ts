@@ -8,8 +8,8 @@ import { migrationsFolder, projectRoot } from './migrate.js';
 
 /*
  * A new embedded database starts from a tarball of an empty one with every migration applied,
- * instead of running PGlite's initdb and then each migration: 0.7-1.2 s against 3-6 s on a
- * 2-core host. In-memory databases (DATA_DIR=memory: tests, throwaway demos) build the tarball on
+ * instead of running PGlite's initdb and then each migration, which takes several times longer.
+ * In-memory databases (DATA_DIR=memory: tests, throwaway demos) build the tarball on
  * their first start; a new data directory uses it when one is there already. It lives under
  * node_modules/.cache (the project's, so owned by whoever installed it) and is named by what it
  * is made of: PGlite's version, its extensions and the migration files. A new migration or a
@@ -90,7 +90,7 @@ export function discardSnapshot(dir: string, key: string): void {
 /**
  * Saves `pglite`'s data directory as the snapshot for `key`. Written under a temporary name and
  * renamed, so a process starting meanwhile (test files start in parallel) reads a whole file or
- * none. Snapshots of other keys are removed: they are 40 MB each and no longer match. So are
+ * none. Snapshots of other keys are removed: they are large and no longer match. So are
  * temporary files that writers killed mid-write left behind; a live writer's is left alone.
  */
 export async function writeSnapshot(pglite: PGlite, dir: string, key: string): Promise<void> {
@@ -111,8 +111,8 @@ export async function writeSnapshot(pglite: PGlite, dir: string, key: string): P
 const TEMPORARY = /^pglite-[0-9a-f]+\.tar\.\d+\.[0-9a-f]+\.tmp$/;
 
 /**
- * A write takes about a second, so a temporary file ten minutes old was left by a writer that
- * died. Its age decides, not whether its pid runs: a writer in another pid namespace (a container
+ * A write takes seconds, so a temporary file ten minutes old was left by a writer that died.
+ * Its age decides, not whether its pid runs: a writer in another pid namespace (a container
  * sharing the folder) would look gone from here.
  */
 const ABANDONED_AFTER_MS = 10 * 60_000;

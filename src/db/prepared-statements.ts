@@ -3,14 +3,14 @@ import type postgres from 'postgres';
 /**
  * postgres.js sends a query that is not prepared, and has parameters, in two round trips: Parse
  * and Describe first (to learn the parameter types), then Bind and Execute once the server has
- * answered. drizzle prepares only queries given a name, so nearly every query paid that twice
- * over, plus a parse on the server each time. Here every parameterized query text is a named
+ * answered. drizzle prepares only queries given a name, so nearly every query would pay that
+ * twice over, plus a parse on the server each time. Here every parameterized query text is a named
  * server-side statement on its connection (one round trip once known), up to MAX_TEXTS distinct
  * texts per process; past that, and for texts with more than MAX_PARAMETERS parameters, texts
- * run unprepared as before, so generated SQL of unbounded variety cannot grow every
+ * run unprepared, so generated SQL of unbounded variety cannot grow every
  * connection's statement cache without limit.
  *
- * Plans stay what they were: the connections run with plan_cache_mode = force_custom_plan (set
+ * Plans are not shared: the connections run with plan_cache_mode = force_custom_plan (set
  * in openPostgres), so a statement is planned for its actual values every time, never with a
  * generic plan that could suit one app's data and not another's. DB_PREPARE=0 (a transaction
  * pooler) turns all of this off: postgres.js then never prepares.

@@ -4,7 +4,7 @@ import { compileRowMapper } from './row-mapper.js';
 /**
  * Queries built once per shape (which optional filters a request uses), per database handle:
  * the values go in as placeholders, so a hot read does not rebuild its SQL text with drizzle on
- * every request (that was ~15% of a REST read's CPU). A shape past the cap is built per request
+ * every request, a large share of a REST read's CPU. A shape past the cap is built per request
  * and not kept, so odd combinations cannot grow the cache without bound. Each kept query maps its
  * rows with a mapper compiled once (row-mapper.ts).
  */

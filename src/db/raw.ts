@@ -1,6 +1,6 @@
 import { getTableColumns, sql, type SQL, type Table } from 'drizzle-orm';
 
-// Helpers for raw SQL through drizzle on both drivers (postgres.js and PGlite).
+// Raw SQL through drizzle on both drivers (postgres.js and PGlite).
 
 /** Rows of `db.execute(sql...)`: postgres.js returns an array, PGlite an object with `rows`. */
 export function rowsOf<T>(result: unknown): T[] {

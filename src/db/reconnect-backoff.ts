@@ -3,11 +3,10 @@
  * attempt, in seconds (postgres.js's `backoff` option; `retries` counts failed attempts across the
  * pool since the last success).
  *
- * postgres.js's default grows to 10-20 s after seven failures, and under load a pool fails that
- * often within a second of an outage. A database back after one second then stayed unusable for
- * 11-30 s (measured with test/faults/postgres-restart.test.ts's scenario), and requests queued on
- * a waiting connection hung that long before their 503. Here the wait doubles from 50 ms and stops
- * at one second, with jitter so a fleet of instances does not reconnect in step: at most
+ * postgres.js's default grows to many seconds after a few failures, and under load a pool fails
+ * that often within a second of an outage, so a database soon back would stay unusable (and
+ * requests queued on a waiting connection hang) long after. Here the wait doubles from 50 ms and
+ * stops at one second, with jitter so a fleet of instances does not reconnect in step: at most
  * DB_POOL_MAX + 2 attempts a second per instance (the pool, the token lookup's connection and
  * the timeline's LISTEN connection) while the database is down, and service again within
  * about a second of its return.

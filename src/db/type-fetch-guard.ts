@@ -2,7 +2,7 @@ import type { Logger } from '../log.js';
 
 /**
  * postgres.js runs a query for the array types on every new connection and drops its promise
- * (porsager/postgres#1192, #1205, #1223, open): when the database goes away during that query,
+ * (an open upstream bug, docs/performance.md): when the database goes away during that query,
  * as in a restart under load, the rejection is unhandled and Node ends the process, though the
  * user's own query fails on its own terms (503 here) and the pool reconnects. That one rejection
  * is logged and survived; every other unhandled rejection keeps Node's default, a crash.

@@ -80,7 +80,8 @@ const weekdays = (from: string, to: string) => Object.fromEntries(['mon', 'tue',
 const DEMO_LOCK_ID = 724_061_338;
 
 /**
- * First start on empty storage creates a demo app and an all-scopes client (DESIGN section 1).
+ * First start on empty storage creates a demo app and an all-scopes client, so a new user can try
+ * every endpoint at once.
  * Returns the credentials only to the instance that created them: the secret is shown once.
  */
 export async function bootstrapDemo(runtime: Runtime): Promise<DemoCredentials | undefined> {

@@ -2,7 +2,7 @@ import { nonNull, type JsonSchema } from './graphql-schema.js';
 
 // How each REST route wraps its GraphQL result (its `respond`), as JSON Schema. Keyed by
 // "METHOD path" (Hono path); test/openapi/document.test.ts fails when a mounted route has none,
-// and the contract helper in test/helpers/http.ts checks every response against the result.
+// and the contract check in test/helpers/http.ts checks every response against the result.
 
 export interface Envelope {
   summary: string;
@@ -22,12 +22,12 @@ const obj = (properties: Record<string, JsonSchema>, required = Object.keys(prop
 const prop = (schema: JsonSchema, name: string): JsonSchema => nonNull((schema.properties as Record<string, JsonSchema>)[name]!);
 const items = (schema: JsonSchema): JsonSchema => nonNull(schema.items as JsonSchema);
 
-/** `data` + `meta.timestamp` (SPEC "Response envelope"). */
+/** `data` + `meta.timestamp`, the envelope of most responses. */
 const withMeta = (data: JsonSchema) => obj({ data, meta });
 /** A cursor page: `data` array, `meta`, `pagination`. */
 const page = (root: JsonSchema) => obj({ data: { type: 'array', items: items(prop(root, 'nodes')) }, meta, pagination });
 
-/** SPEC "Scheduled call": cancelled_at and cancellation_reason appear only after cancellation. */
+/** A scheduled call: cancelled_at and cancellation_reason appear only after cancellation. */
 function callRecord(call: JsonSchema): JsonSchema {
   const properties = { ...(call.properties as Record<string, JsonSchema>) };
   const required = Object.keys(properties).filter((k) => k !== 'cancelled_at' && k !== 'cancellation_reason' && k !== 'events');

@@ -69,7 +69,7 @@ const describe = (schema: JsonSchema, description: string | null | undefined): J
 
 /**
  * The JSON a selection set produces: one property per selected field under its response key
- * (the alias, so SPEC's snake_case names), typed and nullable as the schema says.
+ * (the alias, so the REST API's snake_case names), typed and nullable as the schema says.
  */
 export function selectionSchema(schema: GraphQLSchema, type: GraphQLOutputType, selectionSet: SelectionSetNode | undefined): JsonSchema {
   if (isNonNullType(type)) return selectionSchema(schema, type.ofType, selectionSet);

@@ -31,13 +31,14 @@ export interface RestResult {
 
 /**
  * A v1 path mapped onto the schema: the route supplies a GraphQL document and shapes its
- * result into SPEC's envelope; auth, validation and logic run in the schema (STYLE "One way in").
+ * result into the REST envelope; auth, validation and logic run in the schema, so REST and
+ * GraphQL cannot disagree.
  */
 export interface RestRoute<TData = Record<string, unknown>> {
   method: Method;
   /** Hono path relative to /api/v1, e.g. /analytics/:appId/messages */
   path: string;
-  /** Sent identically every time, so it is parsed and validated once (PITFALLS: yoga caches). */
+  /** Sent identically every time, so it is parsed and validated once, not on every request. */
   document: string;
   /**
    * How the JSON body becomes variables: 'spread' merges its keys, a variable name puts the
@@ -49,12 +50,12 @@ export interface RestRoute<TData = Record<string, unknown>> {
    * revoke); any other key that is not one of its variables is refused as `unrecognized`.
    */
   ignoredBodyKeys?: readonly string[];
-  /** error.type for a body that is not JSON (SPEC names it per endpoint). */
+  /** error.type for a body that is not JSON (it differs between endpoints). */
   invalidJson?: ErrorType;
   /** Query parameters renamed onto variables, e.g. { reason: 'queryReason' }. */
   queryAliases?: Record<string, string>;
   /**
-   * List variables a query parameter gives one value of (SPEC: `status` is "one of" the values):
+   * List variables a query parameter gives one value of (`status` is "one of" the values):
    * the string is that one item, not split at commas, and errors name the parameter itself.
    */
   singleValueQuery?: readonly string[];
@@ -78,11 +79,11 @@ interface PreparedRoute {
   rootErrorType: 'validation_error' | 'invalid_request';
   /**
    * The document compiled once by graphql-jit: the same schema, resolvers and plugins, without
-   * graphql-js walking the selection set again on every request (bench/: the field completion of
-   * a 50-row page was the gateway's largest share of a REST read's CPU after auth and SQL).
+   * graphql-js walking the selection set again on every request (a large share of a list page's
+   * CPU).
    */
   compiled?: CompiledQuery;
-  /** The scope the root field needs (scope-auth rule), checked before the input is (SPEC: 403). */
+  /** The scope the root field needs (scope-auth rule), checked before the input is: 403 first. */
   scope?: Scope;
   /** The document's variables and their types. */
   variables: readonly VariableSlot[];
@@ -126,7 +127,7 @@ const pathParams = (path: string) => path.split('/').filter((s) => s.startsWith(
 
 /**
  * The query parameters a route takes, by their REST names: the variables no path parameter,
- * header or body gives (a DELETE's spread body may come as query parameters too: SPEC's `reason`).
+ * header or body gives (a DELETE's spread body may come as query parameters too: `reason`).
  * The OpenAPI document lists the same (test/openapi).
  */
 export function queryParameterNames(route: RestRoute, variables: readonly string[]): ReadonlySet<string> {
@@ -177,8 +178,8 @@ async function runRoute(c: HonoContext<HttpEnv>, schema: GraphQLSchema, prepared
   // Only the query string: parsing the whole URL is wasted on the many requests that have none.
   const queryAt = c.req.url.indexOf('?');
   const query = queryAt === -1 ? undefined : new URLSearchParams(c.req.url.slice(queryAt + 1).split('#', 1)[0]);
-  // A misspelt parameter (`statuss=failed`, `reasn=...`) was ignored in silence: an unfiltered
-  // page, or a call cancelled without its reason.
+  // A misspelt parameter (`statuss=failed`, `reasn=...`) is refused: ignored, it would give an
+  // unfiltered page, or a call cancelled without its reason.
   let unknownQuery: string[] | undefined;
   for (const [key, value] of query ?? []) {
     if (!prepared.queryNames.has(key)) {
@@ -220,7 +221,7 @@ async function runRoute(c: HonoContext<HttpEnv>, schema: GraphQLSchema, prepared
         throw new AppError(route.invalidJson ?? 'invalid_request', 'Body must be a JSON object');
       }
       const entries = Object.entries((body ?? {}) as Record<string, unknown>);
-      // A misspelt key (`reasn`) was dropped in silence and the call cancelled without its reason.
+      // A misspelt key (`reasn`), dropped in silence, would cancel the call without its reason.
       const unknown = entries.filter(([key]) => !prepared.bodyVariables.has(key) && !route.ignoredBodyKeys?.includes(key));
       if (unknown.length > 0) {
         throw validationFailed(unknown.map(([key]) => ({ field: key, code: 'unrecognized' as const, message: 'Unrecognized field' })), prepared.rootErrorType);
@@ -246,8 +247,8 @@ async function runRoute(c: HonoContext<HttpEnv>, schema: GraphQLSchema, prepared
   }
   const result = await run(schema, prepared, variableValues(prepared.variables, raw, fromStrings), ctx);
   if (result.errors && result.errors.length > 0) {
-    // No data at all: the executor refused the variables. Which and why, with field paths (DESIGN
-    // section 3), rather than graphql's coercion message.
+    // No data at all: the executor refused the variables. Which and why, with field paths, rather
+    // than graphql's coercion message, so REST callers get the same details as everywhere else.
     if (!('data' in result)) {
       const { details } = coerceVariables(schema, operation.variableDefinitions ?? [], raw, fromStrings);
       if (details.length > 0) throw validationFailed(restFieldNames(route, stripPrefix(details, bodyVariable)), prepared.rootErrorType);
@@ -269,11 +270,11 @@ async function runRoute(c: HonoContext<HttpEnv>, schema: GraphQLSchema, prepared
 }
 
 /**
- * SPEC: a caller without the endpoint's scope, or without access to the app, gets 403, whatever
+ * A caller without the endpoint's scope, or without access to the app, gets 403, whatever
  * else is wrong with the request. The schema checks both again when the document runs (the same
  * rule); here they are checked before the input, so a bad body from such a caller is a 403 and
  * not a 400 that tells it how to shape a request it may not make. A malformed appId is left to
- * validation (400, SPEC's invalid path parameter).
+ * validation (400, an invalid path parameter).
  */
 function authorizeFirst(ctx: RequestContext, prepared: PreparedRoute, raw: Record<string, unknown>): void {
   const { auth } = ctx;
@@ -325,9 +326,8 @@ export async function readJsonBody(c: HonoContext<HttpEnv>, invalidJson: ErrorTy
 /**
  * A route's JSON response with the request's own headers (X-Request-Id, rate-limit window) in one
  * plain object, which @hono/node-server hands to writeHead as it is. Headers added afterwards
- * through `c.res.headers` turned that object into undici's Headers (every name and value checked
- * by WebIDL) that the server then walked again: ~4.5% of the CPU profile of campaigns_search, and
- * 84.0 → 80.4 KB allocated a request (docs/BENCHMARKS.md, session 13).
+ * through `c.res.headers` would turn it into undici's Headers (every name and value checked by
+ * WebIDL), which the server then walks again.
  */
 function jsonResponse(ctx: RequestContext, body: unknown, status: number): Response {
   const headers = ctx.responseHeaders;
@@ -336,14 +336,14 @@ function jsonResponse(ctx: RequestContext, body: unknown, status: number): Respo
   return new Response(JSON.stringify(body), { status, headers });
 }
 
-/** SPEC: most responses carry meta.timestamp; scheduled-call and availability ones do not. */
+/** Most responses carry meta.timestamp; scheduled-call and availability ones do not. */
 export const withMeta = (data: unknown, extra: Record<string, unknown> = {}) => ({ data, meta: { timestamp: timestamp() }, ...extra });
 
 export { errorResponse };
 
 /**
  * A variant of mountRoutes for a host with its own envelope whose routes take path parameters
- * only (the video lookup host, DESIGN section 9): a parameter that does not coerce to its type
+ * only (the video lookup host): a parameter that does not coerce to its type
  * names no record, so it is `not_found`; errors are thrown as AppErrors for the host's onError.
  */
 export function mountLookupRoutes(app: Hono<HttpEnv>, schema: GraphQLSchema, routes: readonly RestRoute[], what: string, guard: MiddlewareHandler<HttpEnv>): void {

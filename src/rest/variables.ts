@@ -27,7 +27,7 @@ export function variableSlots(schema: GraphQLSchema, definitions: readonly Varia
  * The values raw REST input gives the variables, unchecked: a query or path string becomes the
  * number, boolean or list its variable takes, and an empty one is no value. The executor coerces
  * and checks them as it would any client's; when it refuses them, `coerceVariables` says which
- * and why. Checking them here first did the executor's work twice on every request (bench/).
+ * and why. Checking them here first would do the executor's work twice on every request.
  */
 export function variableValues(slots: readonly VariableSlot[], raw: Record<string, unknown>, fromStrings: ReadonlySet<string>): Record<string, unknown> {
   const values: Record<string, unknown> = {};
@@ -46,7 +46,7 @@ export function variableValues(slots: readonly VariableSlot[], raw: Record<strin
 /**
  * Turns raw REST input (path and query strings, a JSON body) into GraphQL variables, checking
  * them against the operation's variable types so a bad value is reported with its field path
- * (DESIGN section 3) instead of as a GraphQL coercion message.
+ * instead of as a GraphQL coercion message.
  */
 export function coerceVariables(
   schema: GraphQLSchema,

@@ -18,8 +18,8 @@ import { agentInput, exceptionInput, exceptionKinds, schedulingFields as shape, 
 import type { AgentRow, AvailabilityExceptionRow, DndWindowRow } from './tables.js';
 import { weekdays } from './working-hours.js';
 
-// Agents' calendars (issue 5): reads need scheduling:read, changes scheduling:write (DESIGN
-// section 2: "Agent schedules and call creation use scheduling:write").
+// Agents' calendars: reads need scheduling:read, changes scheduling:write, the scope that books
+// calls too.
 const invalidRequest = { validationErrorType: 'invalid_request' } as const;
 const read = (appId: string) => ({ $all: { scope: 'scheduling:read' as const, app: appId } });
 const write = (appId: string) => ({ $all: { scope: 'scheduling:write' as const, app: appId } });

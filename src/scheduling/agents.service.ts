@@ -9,8 +9,8 @@ import type { AgentInput, exceptionInput, windowInput } from './fields.js';
 import { agents, availabilityExceptions, dndWindows, scheduledCalls, type AgentRow, type AvailabilityExceptionRow, type DndWindowRow } from './tables.js';
 import type { WeeklyHours } from './working-hours.js';
 
-// Agents' calendars: the members who take calls, their weekly hours, exceptions and DND windows
-// (issue 5, "GraphQL mutations to manage agents, hours, exceptions and DND").
+// Agents' calendars: the members who take calls, their weekly hours, exceptions and DND windows,
+// managed through GraphQL mutations.
 
 /** An agent of the app that was not deleted (a deleted one stays only for the calls that name it). */
 const liveAgent = (appId: string, agentId: string) => and(eq(agents.appId, appId), eq(agents.id, agentId), isNull(agents.deletedAt));

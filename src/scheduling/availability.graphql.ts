@@ -4,11 +4,11 @@ import { availability, availabilityExplained, MAX_CANDIDATES } from './availabil
 import { availabilityArgs, schedulingFields as shape } from './fields.js';
 import type { RejectedCandidate, RejectionReason, Slot } from './slots.js';
 
-// SPEC "GET /video/{appId}/availability" and DESIGN section 7, plus an explain mode that runs
-// the same engine and also returns each rejected candidate with its reasons.
+// GET /video/{appId}/availability as a query, plus an explain mode that runs the same engine
+// and also returns each rejected candidate with its reasons.
 
 const AvailabilitySlot = builder.objectRef<Slot>('AvailabilitySlot').implement({
-  description: 'An open slot of one agent (SPEC "Availability slot").',
+  description: 'An open slot of one agent.',
   fields: (t) => ({
     startUtc: t.exposeString('startUtc', { description: 'toISOString() form, e.g. 2026-03-08T14:00:00.000Z.' }),
     endUtc: t.exposeString('endUtc', { description: 'Slot end, ISO 8601 UTC.' }),
@@ -16,7 +16,7 @@ const AvailabilitySlot = builder.objectRef<Slot>('AvailabilitySlot').implement({
   }),
 });
 
-const Availability = builder.objectRef<{ slots: Slot[] }>('Availability').implement({ description: 'Open slots for the requested window (SPEC "Availability slot").',
+const Availability = builder.objectRef<{ slots: Slot[] }>('Availability').implement({ description: 'Open slots for the requested window.',
   fields: (t) => ({
     slots: t.field({ type: [AvailabilitySlot], description: 'Sorted by startUtc, then agentId.', resolve: (a) => a.slots }),
   }),
@@ -68,7 +68,7 @@ const limits = `More than ${MAX_CANDIDATES} candidates (grid starts × agents) i
 builder.queryField('availability', (t) =>
   t.field({
     type: Availability,
-    description: `Open slots, computed fresh on every request (SPEC rules 1-5, DESIGN section 7). ${limits} Scope: scheduling:read.`,
+    description: `Open slots on a grid of stepMinutes inside working hours or an available_extra window, free of calls, blocked windows and do-not-disturb windows (with buffers); computed fresh on every request. ${limits} Scope: scheduling:read.`,
     authScopes: (_root, args) => ({ $all: { scope: 'scheduling:read', app: args.appId } }),
     extensions: { validationErrorType: 'invalid_request' },
     args: availabilityFieldArgs,

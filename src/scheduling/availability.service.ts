@@ -4,7 +4,7 @@ import { loadCalendars } from './calendars.js';
 import type { AvailabilityArgs } from './fields.js';
 import { availableSlots, candidateCount, explainSlots, type AgentCalendar, type SlotQuery } from './slots.js';
 
-/** SPEC "GET /video/{appId}/availability", rule 4. */
+/** Grid starts × agents considered: above this a request is refused, so one stays cheap. */
 export const MAX_CANDIDATES = 400;
 const MINUTE_MS = 60_000;
 
@@ -12,8 +12,8 @@ const invalid = (field: string, message: string, code: 'invalid_value' | 'too_bi
   validationFailed([{ field, code, message }], 'invalid_request');
 
 /**
- * Validates the request against SPEC's rules and loads the calendars it considers in one query;
- * the slots themselves come from the pure engine (slots.ts), computed fresh every time (rule 5).
+ * Validates the request and loads the calendars it considers in one query; the slots themselves
+ * come from the pure engine (slots.ts), computed fresh every time, so a booking shows at once.
  */
 async function prepare(ctx: RequestContext, args: AvailabilityArgs): Promise<{ query: SlotQuery; calendars: AgentCalendar[] }> {
   if (!(args.toUtc > args.fromUtc)) throw invalid('toUtc', 'must be after fromUtc');

@@ -23,8 +23,8 @@ interface CalendarRow {
 }
 
 /**
- * The calendars of the agents considered, in ONE query (issue 5: the engine stays pure and is
- * fed by one query per request): each agent with its scheduled calls, blocked and
+ * The calendars of the agents considered, in ONE query (the engine stays pure and costs one
+ * round trip per request): each agent with its scheduled calls, blocked and
  * available_extra exceptions and do-not-disturb windows overlapping the window.
  * Calls are found through the exclusion constraint's GiST index (same predicate).
  */

@@ -15,14 +15,14 @@ import { callListArgs, callStatuses, createCallInput, schedulingFields as shape,
 import type { ScheduledCallEventRow, ScheduledCallRow } from './tables.js';
 import { eventsLoader } from './timeline.js';
 
-// SPEC "Scheduled call" and its timeline, with every REST operation's twin. Scheduling paths
-// report bad input as invalid_request (SPEC errors table), so these fields do too.
+// Scheduled calls and their timeline, with every REST operation's twin. Scheduling paths report
+// bad input as invalid_request, so these fields do too: one error type per domain.
 const invalidRequest = { validationErrorType: 'invalid_request' } as const;
 const read = (appId: string) => ({ $all: { scope: 'scheduling:read' as const, app: appId } });
 const write = (appId: string) => ({ $all: { scope: 'scheduling:write' as const, app: appId } });
 
 export const ScheduledCallEvent = builder.objectRef<ScheduledCallEventRow>('ScheduledCallEvent').implement({
-  description: 'One entry of a call timeline (SPEC "Scheduled call timeline event"), oldest first.',
+  description: 'One entry of a call timeline, oldest first.',
   fields: (t) => ({
     id: t.exposeID('id', { description: 'Event id (UUID); pass it as `after` to resume a subscription.' }),
     callId: t.exposeID('callId', { description: 'The scheduled call.' }),
@@ -42,7 +42,7 @@ export const ScheduledCallEvent = builder.objectRef<ScheduledCallEventRow>('Sche
 });
 
 export const ScheduledCall = builder.objectRef<ScheduledCallRow>('ScheduledCall').implement({
-  description: 'A booked video call with an agent (SPEC "Scheduled call"). Scope: scheduling:read.',
+  description: 'A booked video call with an agent. Scope: scheduling:read.',
   fields: (t) => ({
     id: t.exposeID('id', { description: 'Call id (UUID).' }),
     appId: t.exposeID('appId', { description: 'The app of the call.' }),
@@ -104,7 +104,7 @@ builder.queryField('scheduledCalls', (t) =>
 );
 
 const CreateScheduledCallInput = builder.inputType('CreateScheduledCallInput', {
-  description: 'DESIGN section 7: POST /video/{appId}/scheduled-calls.',
+  description: 'A call to book, as the body of POST /video/{appId}/scheduled-calls.',
   fields: (t) => ({
     scheduledAtUtc: t.field({ type: 'DateTime', required: true, description: 'Start; must be in the future.' }),
     durationMinutes: t.int({ required: true, description: '5 to 480.' }),
@@ -119,7 +119,7 @@ const CreateScheduledCallInput = builder.inputType('CreateScheduledCallInput', {
 });
 
 const UpdateScheduledCallInput = builder.inputType('UpdateScheduledCallInput', {
-  description: 'SPEC PATCH body: every field optional, at least one editable field required.',
+  description: 'A change to a call, as the PATCH body: every field optional, at least one editable field required.',
   fields: (t) => ({
     scheduledAtUtc: t.field({ type: 'DateTime', description: 'New start; emits rescheduled and re-plans reminders.' }),
     assignedAgentId: t.field({ type: 'UUID', description: 'Reassigns; emits assigned.' }),
@@ -151,7 +151,7 @@ builder.mutationField('updateScheduledCall', (t) =>
   t.field({
     type: ScheduledCall,
     description:
-      'SPEC PATCH: edits one call; conflict (409) in a final state or when the new slot is not available. Scope: scheduling:write.',
+      'Edits one call (PATCH); conflict (409) in a final state or when the new slot is not available. Scope: scheduling:write.',
     authScopes: (_root, args) => write(args.appId),
     extensions: invalidRequest,
     args: {
@@ -169,7 +169,7 @@ builder.mutationField('updateScheduledCall', (t) =>
 builder.mutationField('cancelScheduledCall', (t) =>
   t.field({
     type: ScheduledCall,
-    description: 'SPEC DELETE: soft-cancels; a repeat returns the call unchanged. Scope: scheduling:write.',
+    description: 'Cancels a call (DELETE), keeping it on record; a repeat returns the call unchanged. Scope: scheduling:write.',
     authScopes: (_root, args) => write(args.appId),
     extensions: invalidRequest,
     args: {

@@ -5,14 +5,14 @@ import { instantString } from '../time/instant-input.js';
 import { weeklyHoursSchema } from './working-hours.js';
 
 // Scheduling inputs, once: GraphQL arguments (plugin-zod), the services and the NDJSON import
-// validate with these. SPEC's scheduling paths report bad input as `invalid_request`.
+// validate with these. Scheduling paths report bad input as `invalid_request`.
 
 // Free text is refused when PostgreSQL cannot store it (NUL, a lone surrogate), with its path.
 const text = (max: number) => storableText(z.string().trim().min(1).max(max));
 const nullable = <S extends z.ZodType>(schema: S) => schema.nullish().transform((v) => v ?? null);
 const optional = <S extends z.ZodType>(schema: S) => schema.nullish().transform((v) => v ?? undefined);
 
-/** ISO 8601 with `Z` or an offset ("ISO 8601 UTC" in SPEC; an explicit offset is unambiguous too). */
+/** ISO 8601 with `Z` or an offset: an explicit offset is as unambiguous as UTC. */
 export const instant = instantString;
 
 export const exceptionKinds = ['blocked', 'available_extra'] as const;
@@ -26,7 +26,7 @@ export const schedulingFields = {
   timezone: ianaTimeZone,
   workingHours: weeklyHoursSchema,
   exceptionKind: z.enum(exceptionKinds),
-  /** SPEC "Availability" and the same bounds for a booked call. */
+  /** Availability's candidate size, and the same bounds for a booked call. */
   durationMinutes: z.number().int().min(5).max(480),
   stepMinutes: z.number().int().min(1).max(1440),
   bufferMinutes: z.number().int().min(0).max(1440),
@@ -69,7 +69,7 @@ export const createCallInput = z.object({
 });
 export type CreateCallInput = z.output<typeof createCallInput>;
 
-/** PATCH: every field optional; `null` clears only guestPhone and guestEmail (SPEC). */
+/** PATCH: every field optional; `null` clears only guestPhone and guestEmail, the optional contact fields. */
 export const updateCallInput = z.object({
   scheduledAtUtc: z.date().optional(),
   assignedAgentId: f.id.optional(),

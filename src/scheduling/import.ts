@@ -9,7 +9,7 @@ import { callStatuses, exceptionKinds, instant, schedulingFields as f } from './
 import { agents, availabilityExceptions, dndWindows, scheduledCallEvents, scheduledCalls } from './tables.js';
 import { cancelPendingReminders, planReminders } from './timeline.js';
 
-// DESIGN section 5 (fixed): `agent`, `availability_exception`, `dnd` and `scheduled_call`
+// `agent`, `availability_exception`, `dnd` and `scheduled_call` NDJSON
 // records, snake_case, upserted on `id` inside the import's one transaction. Agents come
 // before the records that name them (the importer writes in file order across types).
 
@@ -30,7 +30,7 @@ const exceptionRecord = z
 
 const dndRecord = z.strictObject({ id: f.id, agent_id: f.id, start_utc: instant, end_utc: instant }).refine(after('start_utc', 'end_utc'), endAfterStart);
 
-// SPEC "Scheduled call" full record. Imported history may lie in the past and last longer than a
+// A scheduled call's full record. Imported history may lie in the past and last longer than a
 // bookable slot; only `scheduled` calls take part in the no-double-booking constraint.
 const callRecord = z
   .strictObject({

@@ -1,9 +1,8 @@
 import { defineRoute, type RestRoute } from '../rest/adapter.js';
 
-// SPEC's scheduling paths and DESIGN section 7's create and list, through the schema. SPEC:
-// "The scheduled call responses and the availability response carry only `data`".
+// The scheduling paths, through the schema. Their responses carry only `data` (no `meta`).
 
-// SPEC "Scheduled call" full record, in its snake_case names (plus the intake notes PATCH edits).
+// A scheduled call's full record, in its REST snake_case names (plus the intake notes PATCH edits).
 const callRecordFields = `
   id app_id: appId assigned_agent_id: assignedAgentId booking_source: bookingSource
   guest_name: guestName guest_phone: guestPhone guest_email: guestEmail guest_timezone: guestTimezone
@@ -14,7 +13,7 @@ const eventFields = 'id event_type: eventType actor_type: actorType actor_id: ac
 
 type CallRecord = Record<string, unknown> & { cancelled_at: string | null; cancellation_reason: string | null };
 
-/** "After cancellation the record also has cancelled_at and cancellation_reason." */
+/** cancelled_at and cancellation_reason are part of the record only once the call is cancelled. */
 function record(call: CallRecord): Record<string, unknown> {
   if (call.cancelled_at !== null) return call;
   const { cancelled_at: _at, cancellation_reason: _reason, ...rest } = call;
@@ -60,7 +59,8 @@ export const schedulingRoutes: RestRoute[] = [
   defineRoute<{ cancelScheduledCall: unknown }>({
     method: 'DELETE',
     path: '/video/:appId/scheduled-calls/:id',
-    // SPEC: the reason in the body as `reason`, or as query parameter `reason`.
+    // The reason comes in the body as `reason`, or as query parameter `reason`: some clients and
+    // proxies drop a DELETE's body.
     body: 'spread',
     invalidJson: 'invalid_request',
     document: `mutation RestCancelScheduledCall($appId: UUID!, $id: UUID!, $reason: String) {

@@ -11,7 +11,7 @@ const appId = () =>
     .references(() => apps.id, { onDelete: 'cascade' });
 
 // An agent (a member who takes calls), with weekly working hours in its own time zone
-// (DESIGN section 5, `agent`). Keyed per app: another tenant may use the same id.
+// (the `agent` import record). Keyed per app: another tenant may use the same id.
 export const agents = pgTable(
   'agents',
   {
@@ -34,7 +34,7 @@ export const agents = pgTable(
 const agentRef = (t: { appId: PgColumn; agentId: PgColumn }, name: string) =>
   foreignKey({ name, columns: [t.appId, t.agentId], foreignColumns: [agents.appId, agents.id] }).onDelete('cascade');
 
-// `blocked` and `available_extra` windows of an agent, in UTC (DESIGN section 5).
+// `blocked` and `available_extra` windows of an agent, in UTC.
 export const availabilityExceptions = pgTable(
   'availability_exceptions',
   {
@@ -75,7 +75,7 @@ export const dndWindows = pgTable(
   ],
 );
 
-// SPEC "Scheduled call". The id is unique across apps (a lookup by id from another app is a 404,
+// A booked call. The id is unique across apps (a lookup by id from another app is a 404,
 // never a second row). `ends_at` is stored because an exclusion constraint needs an immutable
 // range expression (timestamptz + interval is only stable); a check keeps it consistent. The
 // constraint itself (no two `scheduled` calls of one agent overlap) is in a custom migration.
@@ -112,8 +112,8 @@ export const scheduledCalls = pgTable(
   ],
 );
 
-// SPEC "Scheduled call timeline event". `seq` orders a call's timeline (and, later, replays a
-// subscription after a given event) strictly, even for events created in the same instant.
+// A call's timeline event. `seq` orders a call's timeline (and replays a subscription after a
+// given event) strictly, even for events created in the same instant.
 export const scheduledCallEvents = pgTable(
   'scheduled_call_events',
   {
@@ -132,7 +132,7 @@ export const scheduledCallEvents = pgTable(
   (t) => [index('scheduled_call_events_call_idx').on(t.callId, t.seq), index('scheduled_call_events_app_seq_idx').on(t.appId, t.seq)],
 );
 
-// Reminders 24 h and 15 min before a call (DESIGN section 7): planned on create, re-planned on a
+// Reminders 24 h and 15 min before a call: planned on create, re-planned on a
 // time change, cancelled on cancel. A worker sends the due `pending` ones.
 export const scheduledCallReminders = pgTable(
   'scheduled_call_reminders',

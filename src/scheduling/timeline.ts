@@ -6,7 +6,7 @@ import { loader, type RequestContext } from '../runtime.js';
 import { enqueueWebhooks } from '../webhooks/outbox.js';
 import { scheduledCallEvents, scheduledCallReminders, type ScheduledCallEventRow } from './tables.js';
 
-// The timeline of a call (SPEC "Events") and its reminders (DESIGN section 7). Every mutation
+// The timeline of a call and its reminders. Every mutation
 // writes its events inside its own transaction, so a rolled-back write leaves no event.
 
 export type EventType = 'created' | 'rescheduled' | 'assigned' | 'updated' | 'cancelled' | 'completed' | 'no_show';
@@ -16,7 +16,7 @@ export interface Actor {
   actorId: string;
 }
 
-/** DESIGN section 7: `client` with the client id for API calls, `system` otherwise. */
+/** `client` with the client id for API calls, `system` otherwise: who made each change. */
 export const actorOf = (ctx: Pick<RequestContext, 'auth'>): Actor =>
   ctx.auth ? { actorType: 'client', actorId: ctx.auth.clientId } : { actorType: 'system', actorId: 'system' };
 
@@ -44,7 +44,7 @@ export async function appendEvents(
   return rows;
 }
 
-/** A page of calls' timelines in one query (PITFALLS: DataLoader per request). */
+/** A page of calls' timelines in one query (a DataLoader per request, so no cache outlives it). */
 export const eventsLoader = (ctx: RequestContext) =>
   loader(
     ctx,
@@ -66,7 +66,7 @@ export const callEvents = (db: Queryable, callId: string) =>
   db.select().from(scheduledCallEvents).where(eq(scheduledCallEvents.callId, callId)).orderBy(asc(scheduledCallEvents.seq));
 
 const MINUTE_MS = 60_000;
-/** DESIGN section 7: 24 h and 15 min before scheduled_at. */
+/** 24 h and 15 min before scheduled_at: a day's notice and a last reminder. */
 export const reminderOffsets = [
   { kind: '24h', minutes: 24 * 60 },
   { kind: '15m', minutes: 15 },

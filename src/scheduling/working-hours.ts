@@ -4,7 +4,7 @@ import { z } from 'zod';
 export const weekdays = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
 export type Weekday = (typeof weekdays)[number];
 
-// DESIGN §5: `working_hours` is `{"mon": [["09:00", "17:00"]], …, "sun": []}` in the agent's
+// `working_hours` is `{"mon": [["09:00", "17:00"]], …, "sun": []}` in the agent's
 // local time. "24:00" may only end an interval; a missing day has no working hours.
 const startTime = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'expected HH:MM from 00:00 to 23:59');
 const endTime = z.string().regex(/^(([01]\d|2[0-3]):[0-5]\d|24:00)$/, 'expected HH:MM from 00:00 to 24:00');
@@ -55,8 +55,8 @@ interface ZoneWeek {
   changes: OffsetChange[];
 }
 
-// Each luxon offset look-up is an Intl call (about 13 µs on the machine these were written on)
-// and a week with a DST change takes about 16 of them. tzdb cannot change while the process
+// Each luxon offset look-up is a slow Intl call, and a week with a DST change takes a dozen or
+// more of them. tzdb cannot change while the process
 // runs, so weeks are remembered, a bounded number; results stay a function of the arguments.
 const zoneWeeks = new Map<string, ZoneWeek>();
 const ZONE_WEEKS_KEPT = 4096;
@@ -131,8 +131,8 @@ function minutesOfDay(time: string): number {
 /**
  * The agent's working hours (as parsed by weeklyHoursSchema) as UTC intervals overlapping the
  * clock's window [fromMs, toMs), sorted. Touching and overlapping intervals are merged, so a slot
- * across mon 22:00-02:00 and tue 00:00-08:00 lies inside one working-hours interval (DESIGN §7).
- * Wall times follow the zone across DST ("Working hours follow A's time zone across DST"): on a
+ * across mon 22:00-02:00 and tue 00:00-08:00 lies inside one working-hours interval.
+ * Wall times follow the agent's zone across DST: on a
  * spring-forward day 09:00-17:00 lasts 8 real hours.
  */
 export function expandWorkingHours({ clock, hours }: { clock: ZoneClock; hours: WeeklyHours }): Interval[] {
@@ -147,7 +147,7 @@ export function expandWorkingHours({ clock, hours }: { clock: ZoneClock; hours: 
     for (const [start, end] of hours[weekday] ?? []) {
       const startMinute = minutesOfDay(start);
       let endMinute = minutesOfDay(end);
-      // DESIGN §5: "an interval whose end is not after its start runs past midnight".
+      // An interval whose end is not after its start runs past midnight into the next day.
       if (endMinute <= startMinute) endMinute += 24 * 60;
       const startMs = wallToUtc(clock, day + startMinute * MINUTE_MS);
       const endMs = wallToUtc(clock, day + endMinute * MINUTE_MS);

@@ -1,4 +1,4 @@
-// How provider status updates move an outbound message (DESIGN section 8). Updates arrive out of
+// How provider status updates move an outbound message. Updates arrive out of
 // order and more than once; a message never moves backwards: queued < sent < delivered < read,
 // and failed only from queued or sent (a delivered or read message did reach the phone).
 

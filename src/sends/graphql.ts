@@ -6,7 +6,7 @@ import { inboundEventSchema } from './inbound-events.js';
 import { flowMessageSchema, productListMessageSchema, sendMessageSchema, templateMessageSchema, withStorableText, type SendMessage } from './payloads.js';
 import { getSentMessage, ingestInboundEvent, sendMessage, type InboundResult, type SentMessage, type SentMessageDetails } from './service.js';
 
-// DESIGN section 8. The payload inputs keep SPEC's (WhatsApp's) snake_case field names, so one zod
+// Sends and inbound events. The payload inputs keep WhatsApp's snake_case field names, so one zod
 // schema validates the REST body and the GraphQL input alike and error paths read the same
 // (interactive.action.parameters.flow_cta). Scopes: messages:send, messages:ingest, messages:read.
 
@@ -92,7 +92,7 @@ const FlowActionPayloadInput = builder.inputType('FlowActionPayloadInput', { des
     data: t.field({ type: 'JSON', description: 'Initial state of that screen.' }),
   }),
 });
-const FlowParametersInput = builder.inputType('FlowParametersInput', { description: 'Flow parameters (SPEC "Send a Flow message"): version, token, id or name, CTA, action, mode.',
+const FlowParametersInput = builder.inputType('FlowParametersInput', { description: 'Flow parameters: version, token, id or name, CTA, action, mode.',
   fields: (t) => ({
     flow_message_version: t.string({ required: true, description: '3' }),
     flow_token: t.string({ required: true, description: 'Unique per send within the app.' }),
@@ -107,7 +107,7 @@ const FlowParametersInput = builder.inputType('FlowParametersInput', { descripti
 const FlowActionInput = builder.inputType('FlowActionInput', { description: 'The Flow action: name `flow` and its parameters.',
   fields: (t) => ({ name: t.string({ description: fixed('flow') }), parameters: t.field({ description: 'Flow parameters (flow_message_version, flow_token, flow_id or flow_name, flow_cta, ...).', type: FlowParametersInput, required: true }) }),
 });
-const FlowInteractiveInput = builder.inputType('FlowInteractiveInput', { description: 'The interactive part of a Flow message (SPEC "Send a Flow message").',
+const FlowInteractiveInput = builder.inputType('FlowInteractiveInput', { description: 'The interactive part of a Flow message.',
   fields: (t) => ({
     type: t.string({ description: fixed('flow') }),
     header: t.field({ description: 'Optional header: type text, text up to 60 characters.', type: HeaderInput }),
@@ -117,7 +117,7 @@ const FlowInteractiveInput = builder.inputType('FlowInteractiveInput', { descrip
   }),
 });
 const FlowMessageInput = builder.inputType('FlowMessageInput', {
-  description: 'SPEC "Send a Flow message (payload)".',
+  description: 'A Flow message: an interactive message that opens a WhatsApp Flow.',
   fields: (t) => ({ ...envelopeFields(t), type: t.string({ description: fixed('interactive') }), interactive: t.field({ description: 'The Flow: type flow, header, body, footer, action.', type: FlowInteractiveInput, required: true }) }),
 });
 
@@ -131,7 +131,7 @@ const ProductListActionInput = builder.inputType('ProductListActionInput', { des
     sections: t.field({ type: [ProductSectionInput], required: true, description: 'At least 1; at most 30 product items in total.' }),
   }),
 });
-const ProductListInteractiveInput = builder.inputType('ProductListInteractiveInput', { description: 'The interactive part of a Product List message (SPEC "Send a Product List message").',
+const ProductListInteractiveInput = builder.inputType('ProductListInteractiveInput', { description: 'The interactive part of a Product List message.',
   fields: (t) => ({
     type: t.string({ description: fixed('product_list') }),
     header: t.field({ description: 'Required header: type text, text up to 60 characters.', type: HeaderInput, required: true }),
@@ -141,7 +141,7 @@ const ProductListInteractiveInput = builder.inputType('ProductListInteractiveInp
   }),
 });
 const ProductListMessageInput = builder.inputType('ProductListMessageInput', {
-  description: 'SPEC "Send a Product List message (payload)".',
+  description: 'A Product List message: items of one catalog, in sections.',
   fields: (t) => ({
     ...envelopeFields(t),
     type: t.string({ description: fixed('interactive') }),
@@ -159,7 +159,7 @@ const TemplateInput = builder.inputType('TemplateInput', { description: 'An appr
   }),
 });
 const TemplateMessageInput = builder.inputType('TemplateMessageInput', {
-  description: 'A send of an approved template (DESIGN section 8); works outside the 24-hour window.',
+  description: 'A send of an approved template; works outside the 24-hour window.',
   fields: (t) => ({ ...envelopeFields(t), type: t.string({ description: fixed('template') }), template: t.field({ description: 'The template: name, language, parameters and an optional flow_token.', type: TemplateInput, required: true }) }),
 });
 
@@ -257,7 +257,7 @@ builder.mutationField('sendMessage', (t) =>
     authScopes: (_root, args) => ({ $all: { scope: 'messages:send', app: args.appId } }),
     args: {
       appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
-      message: t.arg({ description: 'A Flow, Product List or template payload (SPEC field names).', type: 'JSON', required: true, validate: { schema: sendMessageSchema } }),
+      message: t.arg({ description: 'A Flow, Product List or template payload (WhatsApp field names, snake_case).', type: 'JSON', required: true, validate: { schema: sendMessageSchema } }),
       idempotencyKey: t.arg.string({ description: 'Replays the first response for the same body; 409 for a different one.', validate: { schema: idempotencyKey } }),
     },
     resolve: (_root, args, ctx) => detailsUnder('message', () => sendMessage(ctx, args.appId, args.message as SendMessage, args.idempotencyKey ?? undefined)),

@@ -4,9 +4,9 @@ import type { Queryable } from '../db/client.js';
 import { conflict } from '../errors/app-error.js';
 import { sendIdempotencyKeys } from './tables.js';
 
-// PITFALLS "Idempotency keys" (Stripe's behaviour): a key is kept 24 h; the first response is
-// stored and replayed for the same body; a different body is 409; a request still in flight with
-// the key is 409; nothing is stored when the request fails (validation, window, conflict), so the
+// Idempotency keys as Stripe treats them, so a client may retry a send safely: a key is kept
+// 24 h; the first response is stored and replayed for the same body; a different body is 409; a
+// request still in flight with the key is 409; nothing is stored when the request fails (validation, window, conflict), so the
 // corrected request may reuse the key. A claim whose request died (process killed mid-send)
 // goes stale after 5 minutes and may be taken over by the same body.
 

@@ -4,7 +4,7 @@ import { storableText } from '../errors/zod-details.js';
 import type { ImportType } from '../importer/ndjson.js';
 import { catalogs, products } from './tables.js';
 
-// DESIGN section 5: `catalog` (id, name) and `product` (catalog_id, product_retailer_id, name,
+// NDJSON `catalog` (id, name) and `product` (catalog_id, product_retailer_id, name,
 // price), upserted per app. A product names a catalog of the same app (imported earlier in the
 // file or before).
 const text = (max: number) => storableText(z.string().min(1).max(max));

@@ -3,8 +3,8 @@ import { notInFuture, storableJsonObject, storableText } from '../errors/zod-det
 import { instantString } from '../time/instant-input.js';
 import { deliveryStatuses } from './delivery-status.js';
 
-// The provider's events posted to /messaging/{appId}/inbound (DESIGN section 8). SPEC leaves the
-// shape open ("Inbound Flow response ... exact shape: not shown"); docs/sends.md documents it.
+// The provider's events posted to /messaging/{appId}/inbound, in the shape docs/sends.md
+// documents.
 
 const phoneNumber = z.string().regex(/^\+?\d{6,20}$/, { message: 'must be a phone number of 6 to 20 digits, optionally with a leading +' });
 

@@ -13,7 +13,7 @@ import { containsEmoji, containsMarkdown, exceedsCharacterLimit } from './text-r
 //
 // Storable text: every string of a body, object keys and free-form JSON (metadata, a Flow's data)
 // included, is checked for what PostgreSQL cannot store (NUL, a lone UTF-16 surrogate): the body
-// is written to jsonb as given, and the database's refusal named no field (or was a 500).
+// is written to jsonb as given, and the database's refusal would name no field (or be a 500).
 //
 // Completeness: zod skips an object's refinements once a field inside it has failed, so each
 // cross-field check passes `when` and runs on whatever parsed, reporting all issues in one response.

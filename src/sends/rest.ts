@@ -1,10 +1,10 @@
 import { defineRoute, withMeta, type RestRoute } from '../rest/adapter.js';
 
-// DESIGN section 8: POST /messaging/{appId}/messages (202 data.message) and /inbound.
+// POST /messaging/{appId}/messages (202 data.message) and /inbound, through the schema.
 const sentMessageFields = `id status to kind message_type: messageType provider_message_id: providerMessageId
   flow_token: flowToken template_name: templateName product_item_count: productItemCount created_at: createdAt`;
 
-// SPEC "Message (list item)" fields, as the analytics list shows them.
+// A message's fields as the analytics message list shows them, so both read alike.
 const messageFields = `id source destination provider_from: providerFrom provider_to: providerTo channel direction
   message_type: messageType user_phone: userPhone conversation_key: conversationKey
   provider_message_id: providerMessageId status sent_at: sentAt failed_at: failedAt

@@ -12,7 +12,7 @@ import { ProviderRejectedError, sendProviderOf } from './provider.js';
 import { catalogs, products, sendDetails, type SendDetailsRow } from './tables.js';
 import { bodyPlaceholders, hasFlowButton } from './template-fill.js';
 
-// DESIGN section 8. One service for every kind of send, REST and GraphQL alike.
+// One service for every kind of send, REST and GraphQL alike.
 
 const WINDOW_MS = 24 * 3_600_000;
 const CHANNEL = 'whatsapp';
@@ -95,7 +95,8 @@ async function send(ctx: RequestContext, tx: Tx, appId: string, payload: SendMes
     templateName = template.name;
     flowToken = payload.template.flow_token ?? null;
   } else {
-    // DESIGN section 8: Flow and Product List only inside the 24-hour window.
+    // Flow and Product List only inside the 24-hour window after the user's last message, as
+    // WhatsApp allows; templates may be sent any time.
     if (!latestInbound || now.getTime() - latestInbound.createdAt.getTime() > WINDOW_MS) {
       throw await outsideWindow(tx, appId, payload.to);
     }
@@ -183,8 +184,8 @@ async function outsideWindow(tx: Tx, appId: string, to: string): Promise<AppErro
 }
 
 /**
- * SPEC Product List rules 3: unmatched items are dropped (and sections left empty with them);
- * none matched is 422 no_matching_products. DESIGN section 8: an unknown catalog is 400.
+ * Unmatched items are dropped (and sections left empty with them), so a stale item does not fail
+ * the send; none matched is 422 no_matching_products; an unknown catalog is 400.
  */
 async function matchProducts(tx: Tx, appId: string, payload: ProductListMessage): Promise<ProductListMessage> {
   const { catalog_id: catalogId, sections } = payload.interactive.action;
@@ -303,7 +304,7 @@ async function ingestMessage(tx: Tx, appId: string, event: InboundMessageEvent):
       userPhone: from,
       conversationKey: conversationKey(from),
       providerMessageId: event.id,
-      // SPEC statuses: flow_handled (answered by a flow), received (stored, not forwarded to an agent).
+      // flow_handled (answered by a flow), received (stored, not forwarded to an agent).
       status: send ? 'flow_handled' : 'received',
       sentAt: at,
       createdAt: at,

@@ -5,7 +5,7 @@ import { apps } from '../apps/tables.js';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
-// What a send needs beyond SPEC's message row (which lives in analytics' `messages`): the payload
+// What a send needs beyond its message row (which lives in analytics' `messages`): the payload
 // as sent, the flow_token and the provider's id, keyed by the message they belong to.
 export const sendDetails = pgTable(
   'send_details',
@@ -26,8 +26,9 @@ export const sendDetails = pgTable(
   (t) => [
     primaryKey({ columns: [t.appId, t.messageId] }),
     foreignKey({ name: 'send_details_message_fk', columns: [t.appId, t.messageId], foreignColumns: [messages.appId, messages.id] }).onDelete('cascade'),
-    // DESIGN section 8: flow_token is unique per app. The index, not a read before the write,
-    // decides between concurrent sends: the second insert waits for the first and then fails.
+    // flow_token is unique per app: a Flow reply finds its send by it. The index, not a read
+    // before the write, decides between concurrent sends: the second insert waits for the first
+    // and then fails.
     uniqueIndex('send_details_app_flow_token_key').on(t.appId, t.flowToken),
     // Status updates name the message by the provider's id.
     uniqueIndex('send_details_app_provider_message_key').on(t.appId, t.providerMessageId),
@@ -35,7 +36,7 @@ export const sendDetails = pgTable(
   ],
 );
 
-// DESIGN section 5: `catalog` (id, name) and `product` (catalog_id, product_retailer_id, name, price).
+// `catalog` (id, name) and `product` (catalog_id, product_retailer_id, name, price), as imported.
 export const catalogs = pgTable(
   'catalogs',
   {
@@ -67,7 +68,7 @@ export const products = pgTable(
   ],
 );
 
-// PITFALLS "Idempotency keys": a key is claimed (in_flight) before the send runs and completed,
+// Idempotency keys (idempotency.ts): a key is claimed (in_flight) before the send runs and completed,
 // with the response to replay, in the send's own transaction. Keys are kept at least 24 h.
 export const sendIdempotencyKeys = pgTable(
   'send_idempotency_keys',

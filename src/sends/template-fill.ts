@@ -1,5 +1,5 @@
-// Template sends (DESIGN section 8): the body's placeholders and the Flow button of a stored
-// template (analytics' `templates` table, SPEC "Template").
+// Template sends: the body's placeholders and the Flow button of a stored template (analytics'
+// `templates` table).
 
 /** `{{1}}` or `{{name}}` tokens of a body, distinct, in order of first appearance. */
 export function bodyPlaceholders(bodyText: string): string[] {

@@ -3,8 +3,8 @@ import { z } from 'zod';
 /**
  * Instants and calendar days as clients send them. `new Date()` alone is too lenient for input:
  * it rolls 2026-02-30 over to March 2, and takes years (0000, 9999 plus a buffer, +275760) that
- * PostgreSQL refuses or JavaScript prints as "+010000-...", which reached the database as a
- * 500. Every accepted instant and day is a real calendar date and time within INPUT_YEARS:
+ * PostgreSQL refuses or JavaScript prints as "+010000-...", which would fail in the database as
+ * a 500. Every accepted instant and day is a real calendar date and time within INPUT_YEARS:
  * far enough inside PostgreSQL's and ISO 8601's four-digit range that an instant plus any
  * duration, buffer or range the API allows (at most 400 days) still prints and stores.
  */

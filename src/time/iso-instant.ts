@@ -1,7 +1,6 @@
 /**
  * `date.toISOString()`, computed in JavaScript: V8's builtin goes through its date cache and
- * costs several times more (bench/: ~0.6-1.0 µs a call against ~0.2 µs here, built as one flat
- * string), and a page of 50 messages serializes up to 150 instants. Same output for every
+ * costs several times more, and a page of messages serializes a few instants per row. Same output for every
  * instant in years 1000-9999 (test/time/iso-instant.test.ts compares the two); anything else,
  * or an invalid date, is left to the builtin (which throws RangeError for an invalid date).
  */

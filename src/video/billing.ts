@@ -1,4 +1,4 @@
-// DESIGN section 9: billedMinutes are whole minutes connected, rounded up, counted up to `now`
+// billedMinutes are whole minutes connected, rounded up, counted up to `now`
 // while the participant is still connected (leftAt null); usage.participantMinutes is their sum.
 
 export interface Session {

@@ -22,9 +22,9 @@ import {
 } from './service.js';
 import type { VideoCallRow, VideoRecordingRow } from './tables.js';
 
-// SPEC "Video call (on the video host)". Reads need video:read (DESIGN section 2); DESIGN names
-// no video write scope, so creating calls and recording provider events use scheduling:write
-// ("call creation uses scheduling:write").
+// Video calls, with the fields the video host's lookup returns. Reads need video:read; there is
+// no video write scope, so creating calls and recording provider events use scheduling:write, the
+// scope that creates calls.
 
 const VideoProvider = builder.objectRef<{ name: string; meetingId: string }>('VideoProvider').implement({
   description: 'The video provider hosting the call.',
@@ -52,7 +52,7 @@ const VideoParticipant = builder.objectRef<BilledParticipant>('VideoParticipant'
     joinedAt: t.expose('joinedAt', { description: 'When the participant joined (ISO 8601).', type: 'DateTime' }),
     leftAt: t.expose('leftAt', { type: 'DateTime', nullable: true, description: 'Null while connected.' }),
     billedMinutes: t.exposeInt('billedMinutes', {
-      description: 'Whole minutes connected, rounded up; counted up to now while connected (DESIGN section 9).',
+      description: 'Whole minutes connected, rounded up; counted up to now while connected.',
     }),
   }),
 });
@@ -80,7 +80,7 @@ const key = (call: VideoCallRow) => ({ appId: call.appId, callId: call.id });
 const batchedList = { field: 1, multiplier: 2 };
 
 const VideoCall = builder.objectRef<VideoCallRow>('VideoCall').implement({
-  description: 'A video call with its participants, usage and recordings (SPEC "Video call"). Scope: video:read.',
+  description: 'A video call with its participants, usage and recordings. Scope: video:read.',
   fields: (t) => ({
     callId: t.exposeID('id', { description: 'Unique call identifier (UUID).' }),
     appId: t.exposeID('appId', { description: 'The app of the call.' }),
@@ -175,7 +175,7 @@ const VideoContactCenterInput = builder.inputType('VideoContactCenterInput', { d
   }),
 });
 
-const CreateVideoCallInput = builder.inputType('CreateVideoCallInput', { description: 'A video call to create (DESIGN section 9).',
+const CreateVideoCallInput = builder.inputType('CreateVideoCallInput', { description: 'A video call to create.',
   fields: (t) => ({
     presetId: t.string({ description: 'The preset to use.', required: true, validate: { schema: shape.presetId } }),
     title: t.string({ description: 'Optional title.', validate: { schema: shape.title } }),
@@ -189,13 +189,13 @@ const CreateVideoCallInput = builder.inputType('CreateVideoCallInput', { descrip
 });
 
 const event = (what: string) =>
-  `${what} Runs in one transaction; a move the call's state does not allow is conflict (409). Scope: scheduling:write (DESIGN names no video write scope).`;
+  `${what} Runs in one transaction; a move the call's state does not allow is conflict (409). Scope: scheduling:write (there is no video write scope).`;
 const atDescription = 'When it happened at the provider (default: now).';
 
 builder.mutationField('createVideoCall', (t) =>
   t.field({
     type: VideoCall,
-    description: 'Creates a video call in status created. Scope: scheduling:write (DESIGN: call creation uses scheduling:write).',
+    description: 'Creates a video call in status created. Scope: scheduling:write (the scope that creates calls).',
     authScopes: (_root, args) => ({ $all: { scope: 'scheduling:write', app: args.appId } }),
     args: { appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }), input: t.arg({ description: 'The fields, validated as the REST body is.', type: CreateVideoCallInput, required: true }) },
     resolve: (_root, args, ctx) => createVideoCall(ctx, args.appId, parseInput(createVideoCallInput, args.input)),

@@ -8,7 +8,7 @@ import { instantString } from '../time/instant-input.js';
 import { callColumns, createVideoCallInput, videoFields } from './service.js';
 import { videoCalls, videoParticipants, videoRecordings } from './tables.js';
 
-// DESIGN section 5: `video_call` is SPEC's video call object, camelCase, with its participants and
+// NDJSON `video_call` is the video host's call object, camelCase, with its participants and
 // recordings. Derived values (participants' billedMinutes, usage) are accepted and recomputed.
 const instant = instantString;
 // What the provider reported (joins, leaves, recordings) has happened: a future time is refused

@@ -1,6 +1,6 @@
-// Video call and recording states (SPEC "States and transitions" lists the values; the moves are
-// ours, docs/graphql.md "Video calls"). Pure: the service reads the current state, asks here, and writes
-// the answer in the same transaction. A refused move is a 409 conflict at the edge.
+// Video call and recording states and the moves between them (docs/graphql.md "Video calls").
+// Pure: the service reads the current state, asks here, and writes the answer in the same
+// transaction. A refused move is a 409 conflict at the edge.
 
 export const callStatuses = ['created', 'active', 'ended'] as const;
 export type CallStatus = (typeof callStatuses)[number];

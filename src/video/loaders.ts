@@ -19,8 +19,8 @@ export interface CallParticipants {
 const keyOf = (k: CallKey) => `${k.appId}:${k.callId}`;
 
 /**
- * Rows of many calls in one query per app (PITFALLS: DataLoader batches the loads of one tick;
- * loaders live per request in ctx.loaders, never longer).
+ * Rows of many calls in one query per app (DataLoader batches the loads of one tick; loaders live
+ * per request in ctx.loaders, never longer, so no cache outlives a request).
  */
 function batchByApp<T extends { appId: string; callId: string }>(load: (appId: string, callIds: string[]) => Promise<T[]>) {
   return async (keys: readonly CallKey[]): Promise<T[][]> => {

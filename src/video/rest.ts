@@ -1,6 +1,6 @@
 import { defineRoute, type RestRoute } from '../rest/adapter.js';
 
-// SPEC "Video call (on the video host)": every field, in SPEC's names (the GraphQL names match).
+// A video call as the video host returns it: every field (the GraphQL names match the REST ones).
 export const videoCallFields = `
   callId status presetId title description metadata hostName guestName
   provider { name meetingId }
@@ -9,7 +9,7 @@ export const videoCallFields = `
   usage { participantMinutes }
   recordings { id providerArchiveId url status createdAt updatedAt }`;
 
-/** GET {video_url}/api/calls/{callId}: no version segment; `{ ok: true, data }` (SPEC "Endpoints"). */
+/** GET {video_url}/api/calls/{callId}: no version segment; `{ ok: true, data }`, the video host's own envelope. */
 export const videoHostRoutes: RestRoute[] = [
   defineRoute<{ videoCallLookup: unknown }>({
     method: 'GET',

@@ -5,7 +5,7 @@ import { keysetInstant } from '../db/columns.js';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
-// SPEC "Video call (on the video host)". The callId is unique across apps (the video host looks
+// A video call. The callId is unique across apps (the video host looks
 // a call up by it alone); (app_id, id) is unique too, so participants and recordings can
 // reference the call together with its app and never end up under another tenant.
 export const videoCalls = pgTable(
@@ -39,7 +39,7 @@ export const videoCalls = pgTable(
     // Ascending on purpose, as for messages: a backward scan serves ORDER BY ... DESC.
     index('video_calls_app_created_idx').on(t.appId, t.createdAt, t.id),
     index('video_calls_app_status_created_idx').on(t.appId, t.status, t.createdAt, t.id),
-    // SPEC: provider is an object with both fields, or null.
+    // provider is an object with both fields, or null: never half a provider.
     check('video_calls_provider_whole', sql`(${t.providerName} is null) = (${t.providerMeetingId} is null)`),
   ],
 );
