@@ -1,9 +1,11 @@
 /** The machine line of the table: CPU, cores, memory, Node, package and database versions. */
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import { ROOT } from './dataset.js';
+import { serverNode } from './procs.js';
 
 const version = (name: string) => {
   try {
@@ -14,6 +16,18 @@ const version = (name: string) => {
 };
 
 export const PACKAGES = ['graphql', 'graphql-yoga', 'hono', '@hono/node-server', '@pothos/core', 'drizzle-orm', 'postgres', '@electric-sql/pglite', 'graphql-jit', 'autocannon'];
+
+/**
+ * "v24.21.0 (/path/to/node)": the version and binary the service and the floor run under, and
+ * the harness's own when BENCH_NODE chose another (the load generators and in-process
+ * measurements run there).
+ */
+function nodeLine(): string {
+  const server = serverNode();
+  if (server === process.execPath) return `${process.version} (${process.execPath})`;
+  const version = spawnSync(server, ['--version'], { encoding: 'utf8' }).stdout.trim();
+  return `${version} (${server}) for the service and the floor; load generators and in-process measurements on ${process.version} (${process.execPath})`;
+}
 
 export async function machine(pgUrl: string | undefined) {
   const cpu = os.cpus()[0]?.model.trim() ?? 'unknown CPU';
@@ -33,7 +47,7 @@ export async function machine(pgUrl: string | undefined) {
     cores: os.cpus().length,
     memoryGiB: Math.round(os.totalmem() / 2 ** 30),
     os: `${os.type()} ${os.release()}`,
-    node: process.version,
+    node: nodeLine(),
     postgres: postgresVersion,
     packages: Object.fromEntries(PACKAGES.map((p) => [p, version(p)]).filter(([, v]) => v !== '?')),
   };

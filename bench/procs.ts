@@ -20,6 +20,21 @@ export function pinning(cores: number): Pinning {
 const pinned = (cpu: string | undefined, command: string, args: string[]): [string, string[]] =>
   cpu ? ['taskset', ['-c', cpu, command, ...args]] : [command, args];
 
+/**
+ * The node binary the service and the floor run under: BENCH_NODE (e.g. Node 24 from
+ * scripts/node-lts.sh) or the harness's own. The load generators stay on the harness's node, so
+ * two runs under different BENCH_NODE drive their servers alike.
+ */
+export function serverNode(): string {
+  const chosen = process.env.BENCH_NODE;
+  if (!chosen) return process.execPath;
+  const probe = spawnSync(chosen, ['--version'], { encoding: 'utf8' });
+  if (probe.status !== 0 || !probe.stdout.startsWith('v')) {
+    throw new Error(`BENCH_NODE=${chosen} is not a runnable node binary${probe.error ? ` (${probe.error.message})` : ''}`);
+  }
+  return chosen;
+}
+
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
@@ -67,7 +82,7 @@ async function waitFor(url: string, child: ChildProcess, what: string, timeoutMs
   throw new Error(`${what} not ready after ${timeoutMs / 1000} s`);
 }
 
-/** The real service: `node dist/src/main.js` (built first by the harness) on the dataset's storage. */
+/** The real service: `node dist/src/main.js` (built first by the harness, run by serverNode()) on the dataset's storage. */
 export async function startService(dataset: Dataset, pin: Pinning): Promise<Running> {
   const [port, videoPort] = [await freePort(), await freePort()];
   const env = {
@@ -80,20 +95,20 @@ export async function startService(dataset: Dataset, pin: Pinning): Promise<Runn
     NODE_ENV: 'production',
   };
   const nodeArgs = [...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/src/main.js'];
-  const [command, args] = pinned(pin.server, process.execPath, nodeArgs);
+  const [command, args] = pinned(pin.server, serverNode(), nodeArgs);
   const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`${url}/readyz`, child, 'service');
   return { url, cpuSeconds: cpuOf(child), stop: stopper(child) };
 }
 
-/** The floor (bench/floor/server.ts) on the same data. */
+/** The floor (bench/floor/server.ts) on the same data, under the same node as the service. */
 export async function startFloor(dataset: Dataset, pin: Pinning): Promise<Running> {
   const port = await freePort();
   const env: NodeJS.ProcessEnv = { ...process.env, FLOOR_PORT: String(port), NODE_ENV: 'production' };
   if (dataset.kind === 'postgres') env.FLOOR_DATABASE_URL = dataset.databaseUrl;
   else env.FLOOR_DATA_DIR = dataset.floorDataDir;
-  const [command, args] = pinned(pin.server, process.execPath, [...(process.env.FLOOR_NODE_ARGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', 'bench/floor/server.ts']);
+  const [command, args] = pinned(pin.server, serverNode(), [...(process.env.FLOOR_NODE_ARGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', 'bench/floor/server.ts']);
   const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`${url}/healthz`, child, 'floor');

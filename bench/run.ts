@@ -9,8 +9,9 @@
  * round, 5), BENCH_ROUNDS (4), BENCH_WARMUP (seconds, 2), BENCH_CONNECTIONS (32), BENCH_PACED_RATE
  * (req/s offered in messages_page_paced: 500 on PostgreSQL, 150 on PGlite), BENCH_PG_URL
  * (postgres://postgres@127.0.0.1:5432/postgres), BENCH_OUT (docs/BENCHMARKS.md), BENCH_PIN (0
- * turns taskset off), BENCH_LOG_LEVEL (service log level, warn), BENCH_NODE_ARGS (extra node
- * flags for the service, e.g. --cpu-prof).
+ * turns taskset off), BENCH_LOG_LEVEL (service log level, warn), BENCH_NODE (the node binary the
+ * service and the floor run under, e.g. "$(scripts/node-lts.sh 24)/node"; the harness's own by
+ * default), BENCH_NODE_ARGS (extra node flags for the service, e.g. --cpu-prof).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
