@@ -189,6 +189,12 @@ try {
   const metrics = await call('GET', '/metrics');
   check(metrics.status === 200 && metrics.text.includes('switchboard_http_requests_total'), `/metrics: ${metrics.status}`);
 
+  step('pages served from node_modules: Swagger UI, GraphiQL');
+  const asset = await fetch(`${base}/docs/assets/swagger-ui-bundle.js`);
+  check(asset.status === 200 && (await asset.text()).length > 100_000, `/docs/assets/swagger-ui-bundle.js: ${asset.status}`);
+  const graphiql = await fetch(`${base}/graphql`, { headers: { accept: 'text/html' } });
+  check(graphiql.status === 200 && /graphiql/i.test(await graphiql.text()), `GraphiQL page: ${graphiql.status}`);
+
   step('CLI through npm run cli (precli must not rebuild): import an NDJSON file');
   const file = path.join(tmpdir(), `${dbName}.ndjson`);
   writeFileSync(file, `${JSON.stringify({ type: 'agent', id: randomUUID(), name: 'Imported agent', timezone: 'Europe/London', working_hours: everyDay })}\n`);
