@@ -23,6 +23,11 @@ const envSchema = z.object({
   VIDEO_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
   HOST: z.string().default('0.0.0.0'),
   DATABASE_URL: z.string().url().optional(),
+  // A session connection to the same database when DATABASE_URL goes through a transaction-mode
+  // pooler (PgBouncer): LISTEN and the migration lock outlive a transaction, so they need one.
+  DATABASE_DIRECT_URL: z.string().url().optional(),
+  // A streaming replica for analytics reads (lists, metrics, tags); everything else stays on DATABASE_URL.
+  DATABASE_REPLICA_URL: z.string().url().optional(),
   DATA_DIR: z.string().default('./.data'),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
   // postgres.js prepared statements break behind PgBouncer-style poolers (PITFALLS: Storage).
@@ -97,6 +102,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
     throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
   }
+  // Both name other connections to the PostgreSQL database of DATABASE_URL: without it there is none.
+  const orphans = (['DATABASE_DIRECT_URL', 'DATABASE_REPLICA_URL'] as const).filter((name) => parsed.data[name] && !parsed.data.DATABASE_URL);
+  if (orphans.length > 0) throw new ConfigError(`Invalid configuration: ${orphans.map((name) => `${name}: requires DATABASE_URL (embedded storage has no ${name === 'DATABASE_REPLICA_URL' ? 'replica' : 'pooler'})`).join('; ')}`);
   return parsed.data;
 }
 

@@ -20,7 +20,7 @@ export function campaignStatsLoader(ctx: RequestContext) {
           const found = new Map<string, FunnelCounts>();
           for (const [appId, ids] of byApp) {
             // campaign_rollups holds one row per (app, campaign), kept by the messages triggers.
-            const rows = await ctx.runtime.database.db
+            const rows = await ctx.runtime.database.analyticsDb
               .select({ campaignId: campaignRollups.campaignId, ...rollupFunnel() })
               .from(campaignRollups)
               .where(and(eq(campaignRollups.appId, appId), inArray(campaignRollups.campaignId, ids)))

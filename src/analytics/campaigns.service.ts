@@ -54,7 +54,7 @@ export async function listCampaigns(ctx: RequestContext, args: CampaignListArgs)
     ...keysetValues(appList(LIST, args.appId), args),
   };
   const shape = shapeOf(values, OPTIONAL);
-  const { db } = ctx.runtime.database;
+  const db = ctx.runtime.database.analyticsDb;
   const rows = await byShape(db, `campaigns:${shape.join(',')}`, () => pageQuery(db, shape)).execute(values);
   return toPage(appList(LIST, args.appId), rows, args.first);
 }

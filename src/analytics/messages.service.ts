@@ -70,7 +70,7 @@ export async function listMessages(ctx: RequestContext, args: MessageListArgs): 
     ...keysetValues(appList(LIST, args.appId), args),
   };
   const shape = shapeOf(values, OPTIONAL);
-  const { db } = ctx.runtime.database;
+  const db = ctx.runtime.database.analyticsDb;
   const rows = await byShape(db, `messages:${shape.join(',')}`, () => pageQuery(db, shape)).execute(values);
   return toPage(appList(LIST, args.appId), rows, args.first);
 }

@@ -87,7 +87,7 @@ export async function dailyMetrics(ctx: RequestContext, input: z.input<typeof me
   const args = parseInput(metricsArgs, input);
   const { start, end } = range(args);
   const tz = args.timezone;
-  const { db } = ctx.runtime.database;
+  const db = ctx.runtime.database.analyticsDb;
   const { rows, extra } = await db.transaction(
     async (tx) => {
       await tx.execute(DAILY_PLANNER_SETTINGS);
@@ -206,7 +206,7 @@ export function summaryMetricsSql(app: string, start: Date, end: Date): SQL {
 export async function summaryMetrics(ctx: RequestContext, input: z.input<typeof metricsArgs>): Promise<SummaryMetrics> {
   const args = parseInput(metricsArgs, input);
   const { start, end } = range(args);
-  const result = await ctx.runtime.database.db.execute(summaryMetricsSql(args.appId, start, end));
+  const result = await ctx.runtime.database.analyticsDb.execute(summaryMetricsSql(args.appId, start, end));
   const [row] = rowsOf<SummaryMetrics>(result);
   return { sent: row!.sent, delivered: row!.delivered, read: row!.read, failed: row!.failed, cost: Number(row!.cost), contacts: row!.contacts };
 }

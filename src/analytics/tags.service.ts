@@ -7,7 +7,7 @@ import { campaignRollups, campaigns } from './tables.js';
 
 /** Distinct campaign tags of an app, sorted. */
 export async function campaignTags(ctx: RequestContext, appId: string): Promise<string[]> {
-  const result = await ctx.runtime.database.db.execute(
+  const result = await ctx.runtime.database.analyticsDb.execute(
     sql`select distinct unnest(${campaigns.tags}) as tag from ${campaigns} where ${campaigns.appId} = ${appId} order by 1`,
   );
   return rowsOf<{ tag: string }>(result).map((r) => r.tag);
@@ -23,7 +23,7 @@ export interface TagStats extends Omit<FunnelCounts, 'cost'> {
  * messages of those campaigns; last_used is the newest such campaign; an unused tag is 404.
  */
 export async function tagStats(ctx: RequestContext, appId: string, tag: string): Promise<TagStats> {
-  const { db } = ctx.runtime.database;
+  const db = ctx.runtime.database.analyticsDb;
   const tagged = and(eq(campaigns.appId, appId), arrayContains(campaigns.tags, [tag]));
   const [usage] = await db
     .select({ campaignCount: sql<number>`count(*)::int`, lastUsed: sql<string | null>`max(${campaigns.createdAt})` })

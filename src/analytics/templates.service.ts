@@ -37,7 +37,7 @@ export async function listTemplates(ctx: RequestContext, args: z.output<typeof t
     args.category ? eq(templates.category, args.category) : undefined,
     args.language ? eq(templates.language, args.language) : undefined,
   ];
-  const rows = await ctx.runtime.database.db
+  const rows = await ctx.runtime.database.analyticsDb
     .select()
     .from(templates)
     .where(and(...conditions))
@@ -47,7 +47,7 @@ export async function listTemplates(ctx: RequestContext, args: z.output<typeof t
 }
 
 export async function getTemplate(ctx: RequestContext, appId: string, templateId: string): Promise<TemplateRow> {
-  const [row] = await ctx.runtime.database.db
+  const [row] = await ctx.runtime.database.analyticsDb
     .select()
     .from(templates)
     .where(and(eq(templates.appId, appId), eq(templates.id, templateId)))

@@ -36,6 +36,20 @@ export interface Database {
   /** postgres.js client when kind is postgres (LISTEN/NOTIFY, advisory locks). */
   pg?: postgres.Sql;
   url?: string;
+  /**
+   * A URL whose connections are sessions (DATABASE_DIRECT_URL, else DATABASE_URL): what outlives a
+   * transaction (the migrations' advisory lock) cannot go through a transaction-mode pooler.
+   */
+  sessionUrl?: string;
+  /** The client LISTEN runs on: a direct connection when DATABASE_URL is a pooler's. */
+  listener?: postgres.Sql;
+  /**
+   * Analytics reads (lists, metrics, tags): the replica of DATABASE_REPLICA_URL, else `db`. It
+   * lags the primary, so nothing that must see its own writes reads through it.
+   */
+  analyticsDb: Db;
+  /** The replica's client, when there is one (its lag is exported on /metrics). */
+  replica?: postgres.Sql;
   pglite?: PGlite;
   /** Statements sent through drizzle since start (tests assert N+1 freedom with it). */
   queries: { count: number };
@@ -73,18 +87,17 @@ export interface OpenOptions {
   onLoadFailed?: (error: unknown) => void;
 }
 
-export async function openDatabase(
-  config: Pick<Config, 'DATABASE_URL' | 'DATA_DIR' | 'DB_POOL_MAX' | 'DB_PREPARE'>,
-  logger: Logger,
-  options: OpenOptions = {},
-): Promise<Database> {
+export type StorageConfig = Pick<Config, 'DATABASE_URL' | 'DATA_DIR' | 'DB_POOL_MAX' | 'DB_PREPARE'> &
+  Partial<Pick<Config, 'DATABASE_DIRECT_URL' | 'DATABASE_REPLICA_URL'>>;
+
+export async function openDatabase(config: StorageConfig, logger: Logger, options: OpenOptions = {}): Promise<Database> {
   if (config.DATABASE_URL) return openPostgres(config.DATABASE_URL, config, logger);
   return openPglite(config.DATA_DIR, logger, options);
 }
 
-function openPostgres(url: string, config: Pick<Config, 'DB_POOL_MAX' | 'DB_PREPARE'>, logger: Logger): Database {
-  const client = (max: number, planCacheMode: 'force_custom_plan' | 'force_generic_plan') => {
-    const sql = postgres(url, {
+function openPostgres(url: string, config: StorageConfig, logger: Logger): Database {
+  const client = (max: number, planCacheMode: 'force_custom_plan' | 'force_generic_plan', at = url) => {
+    const sql = postgres(at, {
       max,
       prepare: config.DB_PREPARE,
       onnotice: (notice) => logger.debug({ notice: notice.message }, 'postgres notice'),
@@ -105,19 +118,31 @@ function openPostgres(url: string, config: Pick<Config, 'DB_POOL_MAX' | 'DB_PREP
   const { queries, logger: queryLogger } = countingLogger();
   const db = drizzlePostgres({ client: pg, schema, logger: queryLogger }) as unknown as Db;
   const authDb = drizzlePostgres({ client: authPg, schema, logger: queryLogger }) as unknown as Db;
+  // LISTEN holds its connection for as long as the process runs: never a pooler's.
+  const listener = config.DATABASE_DIRECT_URL
+    ? postgres(config.DATABASE_DIRECT_URL, { max: 1, onnotice: () => {}, connect_timeout: 10, backoff: reconnectBackoff })
+    : pg;
+  const replica = config.DATABASE_REPLICA_URL ? client(config.DB_POOL_MAX, 'force_custom_plan', config.DATABASE_REPLICA_URL) : undefined;
+  const analyticsDb = replica ? (drizzlePostgres({ client: replica, schema, logger: queryLogger }) as unknown as Db) : db;
+  const clients = [pg, authPg, ...(listener === pg ? [] : [listener]), ...(replica ? [replica] : [])];
   return {
     kind: 'postgres',
     queries,
     db,
     authDb,
+    analyticsDb,
     pg,
     url,
+    sessionUrl: config.DATABASE_DIRECT_URL ?? url,
+    listener,
+    ...(replica ? { replica } : {}),
     // Ready when both answer: without the lookup's connection every authenticated request fails.
+    // The replica is not asked: an instance without it still serves everything but analytics.
     ping: async () => {
       await Promise.all([pg`select 1`, authPg`select 1`]);
     },
     close: async () => {
-      await Promise.all([pg.end({ timeout: 5 }), authPg.end({ timeout: 5 })]);
+      await Promise.all(clients.map((c) => c.end({ timeout: 5 })));
     },
   };
 }
@@ -162,6 +187,7 @@ async function openPglite(dataDir: string, logger: Logger, options: OpenOptions)
     queries,
     db,
     authDb: db,
+    analyticsDb: db,
     pglite: client,
     ping: async () => {
       await client.query('select 1');

@@ -31,7 +31,9 @@ export async function runMigrations(database: Database): Promise<void> {
   }
   // A one-connection client holds the session-level lock while it applies the migrations; other
   // instances starting at the same time wait on the lock, then find nothing left to do.
-  const conn = postgres(database.url!, { max: 1, onnotice: () => {} });
+  // A session of its own: through a transaction-mode pooler the lock would stay behind on
+  // whichever server connection took it.
+  const conn = postgres(database.sessionUrl ?? database.url!, { max: 1, onnotice: () => {} });
   try {
     await conn`select pg_advisory_lock(${MIGRATION_LOCK_ID})`;
     await migratePostgres(drizzlePostgres({ client: conn }), { migrationsFolder: migrationsFolder() });

@@ -1,10 +1,7 @@
-import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
-import { openDatabase, type Database } from './client.js';
+import { openDatabase, type Database, type StorageConfig } from './client.js';
 import { runMigrations } from './migrate.js';
 import { defaultSnapshotDir, discardSnapshot, readSnapshot, snapshotKey, writeSnapshot } from './pglite-snapshot.js';
-
-type StorageConfig = Pick<Config, 'DATABASE_URL' | 'DATA_DIR' | 'DB_POOL_MAX' | 'DB_PREPARE'>;
 
 /**
  * Opens storage with every migration applied. A new embedded database (in memory, or a data

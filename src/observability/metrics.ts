@@ -91,3 +91,24 @@ export const dbQueries = new Gauge({
   labelNames: ['driver'] as const,
   registers: [registry],
 });
+
+export const dbReplicaUp = new Gauge({
+  name: 'switchboard_db_replica_up',
+  help: 'Whether the analytics replica (DATABASE_REPLICA_URL, labelled host:port/database) answered the lag query at this scrape: 1 or 0. Absent without a replica.',
+  labelNames: ['replica'] as const,
+  registers: [registry],
+});
+
+export const dbReplicaLag = new Gauge({
+  name: 'switchboard_db_replica_lag_seconds',
+  help: 'Age of the newest transaction the analytics replica has replayed, or 0 when it has replayed all it received: analytics reads may miss writes this recent. Absent without a replica or when it did not answer.',
+  labelNames: ['replica'] as const,
+  registers: [registry],
+});
+
+export const dbReplicaBehind = new Gauge({
+  name: 'switchboard_db_replica_replay_behind_bytes',
+  help: 'WAL the analytics replica has received but not yet applied, in bytes.',
+  labelNames: ['replica'] as const,
+  registers: [registry],
+});

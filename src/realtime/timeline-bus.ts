@@ -70,8 +70,9 @@ export class TimelineBus {
     const onPayload = (payload: string) => {
       this.dispatching = this.dispatching.then(() => this.dispatch(payload));
     };
-    if (this.database.pg) {
-      const { unlisten } = await this.database.pg.listen(TIMELINE_CHANNEL, onPayload);
+    const listener = this.database.listener ?? this.database.pg;
+    if (listener) {
+      const { unlisten } = await listener.listen(TIMELINE_CHANNEL, onPayload);
       this.stop = unlisten;
     } else if (this.database.pglite) {
       this.stop = await this.database.pglite.listen(TIMELINE_CHANNEL, onPayload);

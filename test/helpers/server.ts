@@ -50,12 +50,16 @@ export const allScopes: Scope[] = [
 ];
 
 export async function startTestServer(overrides: Partial<Record<keyof Config, string>> = {}, options: { logger?: Logger } = {}): Promise<TestServer> {
-  // An explicit DATABASE_URL joins an existing database (a second instance); otherwise a fresh one.
+  // An explicit DATABASE_URL joins an existing database (a second instance); otherwise a fresh one,
+  // made over the direct connection when DATABASE_URL is a pooler's (scripts/pgbouncer-check.sh).
   const database = overrides.DATABASE_URL
     ? undefined
     : process.env.DATABASE_URL
-      ? await createFreshDatabase(process.env.DATABASE_URL)
+      ? await createFreshDatabase(process.env.DATABASE_DIRECT_URL || process.env.DATABASE_URL)
       : undefined;
+  const databaseUrl = overrides.DATABASE_URL ?? (database ? inDatabaseOf(process.env.DATABASE_URL!, database.url) : undefined);
+  // The pooler's direct and replica URLs of the suite, pointed at this server's database.
+  const sameDatabase = (other: string | undefined) => (other && databaseUrl ? inDatabaseOf(other, databaseUrl) : '');
   const config = loadConfig({
     ...process.env,
     DATA_DIR: 'memory',
@@ -66,7 +70,9 @@ export async function startTestServer(overrides: Partial<Record<keyof Config, st
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     SHUTDOWN_GRACE_MS: '2000',
     ...overrides,
-    DATABASE_URL: overrides.DATABASE_URL ?? database?.url,
+    DATABASE_URL: databaseUrl,
+    DATABASE_DIRECT_URL: overrides.DATABASE_DIRECT_URL ?? sameDatabase(process.env.DATABASE_DIRECT_URL),
+    DATABASE_REPLICA_URL: overrides.DATABASE_REPLICA_URL ?? sameDatabase(process.env.DATABASE_REPLICA_URL),
   });
   const runtime = await createRuntime(config, options.logger ?? createLogger(config.LOG_LEVEL));
   const servers = await startServers(runtime, { main: 0, video: 0, host: '127.0.0.1' });
@@ -110,6 +116,13 @@ export async function issueToken(url: string, clientId: string, clientSecret: st
   const body = (await res.json()) as { data: { access_token: string } };
   if (res.status !== 200) throw new Error(`token request failed: ${res.status} ${JSON.stringify(body)}`);
   return body.data.access_token;
+}
+
+/** `url` (its server and credentials) naming the database of `databaseUrl`. */
+export function inDatabaseOf(url: string, databaseUrl: string): string {
+  const result = new URL(url);
+  result.pathname = new URL(databaseUrl).pathname;
+  return result.toString();
 }
 
 export async function createFreshDatabase(baseUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
