@@ -10,7 +10,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-describe('first start on empty storage (DESIGN section 1)', () => {
+describe('first start on empty storage', () => {
   it('creates a demo app and an all-scopes client once; the secret is returned only that time', async () => {
     const demo = await bootstrapDemo(server.runtime);
     expect(demo).toBeDefined();

@@ -12,7 +12,7 @@ afterAll(() => server.close());
 
 const viewer = (token: string) => gql(server.url, token, '{ viewer { clientId } }');
 
-describe('rate limits (DESIGN section 4)', () => {
+describe('rate limits', () => {
   it('every authenticated response carries the four headers; the token endpoint does not count', async () => {
     const tenant = await server.tenant({ scopes: ['oauth:revoke'], rate: { minute: 50 } });
     const res = await request(`${server.url}/api/v1/oauth/revoke`, { token: tenant.accessToken, json: { token: 'x' } });

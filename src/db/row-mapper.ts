@@ -10,11 +10,10 @@ type Decode = (value: unknown) => unknown;
 
 /**
  * drizzle maps each row of a select by walking its field list: an entity check and a path walk
- * per column per row, a visible share of a list page's CPU. For a flat
- * select of columns (no joins, no nested objects) this compiles the same mapping once per
- * prepared query into one function that builds each row as an object literal, calling a
- * column's own `mapFromDriverValue` exactly where drizzle would (never for null). Anything else
- * keeps drizzle's mapping. Applies to queries kept for reuse (db/prepared.ts).
+ * per column per row, a visible share of a list page's CPU. For a flat select of columns (no
+ * joins, no nested objects) this compiles the same mapping once per prepared query into one
+ * function that builds each row as an object literal, calling a column's own `mapFromDriverValue`
+ * exactly where drizzle would (never for null). Anything else keeps drizzle's mapping. Applies to queries kept for reuse (db/prepared.ts).
  */
 export function compileRowMapper<Q extends object>(query: Q): Q {
   const prepared = query as PreparedSelect;

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/client.js';
 import { createLogger } from '../../src/log.js';
 
-// The CLI as a user runs it, on its own embedded DATA_DIR (DESIGN section 1).
+// The CLI as a user runs it, on its own embedded DATA_DIR.
 let dataDir: string;
 
 beforeAll(() => {
@@ -31,8 +31,8 @@ function cli(args: string[], input?: string, env: Record<string, string> = {}): 
 }
 
 // Each case spawns the CLI, which compiles with tsx and opens PGlite; the first one also creates
-// the DATA_DIR and runs every migration: on a loaded 2-core machine that took over 30 s, and a
-// case that timed out left its process holding the DATA_DIR for the next.
+// the DATA_DIR and runs every migration, slow on a loaded machine; a case that timed out would
+// leave its process holding the DATA_DIR for the next, hence the long timeout.
 describe('npm run cli', { timeout: 120_000 }, () => {
   let appId: string;
 

@@ -5,8 +5,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from '../../src/db/migrate.js';
 
-// DESIGN section 1: migrations apply at start, guarded so that several instances can start at
-// once; DESIGN section 2: signing keys are shared by every instance.
+// Migrations apply at start, guarded so that several instances can start at once; signing keys
+// are shared by every instance, so a token from one is good on all.
 describe.runIf(process.env.DATABASE_URL)('several instances starting together on one PostgreSQL database', () => {
   it('all start, agree on the signing key, and accept each other’s tokens', async () => {
     const first = await startTestServer();

@@ -3,17 +3,15 @@ import postgres from 'postgres';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fakeServer } from './fixtures/fake-postgres.mjs';
 
-// Two faults of postgres.js 3.4.9 in how a pooled connection starts over after its socket closes,
-// both seen as test/faults/postgres-restart.test.ts failing (a restart under load), both fixed by
-// patches/postgres+3.4.9.patch, both reproduced here against a minimal fake server: no database,
-// no timing luck.
+// Two faults of postgres.js 3.4.9 in how a pooled connection starts over after its socket closes
+// (a PostgreSQL restart under load), fixed by patches/postgres+3.4.9.patch and reproduced here
+// against a minimal fake server: no database, no timing luck.
 //
-// 1. Small writes wait behind a setImmediate. When the socket closed while one waited, the
-//    immediate was cancelled but its handle and bytes were kept, so the next socket never flushed
-//    its startup message: the first query after a restart hung until connect_timeout (10 s).
-//    (LanternOps/breeze#3225 found the same.)
-// 2. A FATAL error (57P01 on shutdown) for the query in flight was kept with that query after the
-//    close, and replayed onto the first query of the next socket (porsager/postgres#1223).
+// 1. Small writes wait behind a setImmediate. When the socket closes while one waits, the
+//    immediate is cancelled but its handle and bytes are kept, so the next socket never flushes
+//    its startup message: the first query after a restart hangs until connect_timeout.
+// 2. A FATAL error (57P01 on shutdown) for the query in flight is kept with that query after the
+//    close, and replayed onto the first query of the next socket.
 
 let cleanup: Array<() => unknown> = [];
 afterEach(async () => {

@@ -3,15 +3,13 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 
-// postgres.js 3.4.9: when a transaction's connection closed under it (a PostgreSQL restart; seen
-// as test/faults/postgres-restart.test.ts failing with an uncaught "Cannot read properties of null
-// (reading 'write')" in nextWrite), sql.begin() rejected, then rolled back on the same connection.
-// That connection had no socket any more: the ROLLBACK's bytes waited behind a setImmediate that
-// threw, an uncaught exception that ends a process, and the pool's next query on that connection
-// hung until connect_timeout. sql.reserve() had the same fault: a query on a reservation whose
-// connection had closed never settled, and release() put the dead connection back in the pool
-// (porsager/postgres#1154, #1208). patches/postgres+3.4.9.patch fails such queries with
-// CONNECTION_CLOSED instead. Run in a child process, against the fake server: an uncaught
+// postgres.js 3.4.9: when a transaction's connection closes under it (a PostgreSQL restart),
+// sql.begin() rejects, then rolls back on the same connection, which has no socket any more: the
+// ROLLBACK's bytes wait behind a setImmediate that throws "Cannot read properties of null
+// (reading 'write')", an uncaught exception that ends a process, and the pool's next query on that
+// connection hangs until connect_timeout. sql.reserve() has the same fault: a query on a
+// reservation whose connection closed never settles, and release() puts the dead connection back
+// in the pool. patches/postgres+3.4.9.patch fails such queries with CONNECTION_CLOSED instead. Run in a child process, against the fake server: an uncaught
 // exception must not take the test runner down with it.
 
 const execFileAsync = promisify(execFile);

@@ -8,7 +8,7 @@ import { DataDirLockedError, openDatabase } from '../../src/db/client.js';
 import { createLogger } from '../../src/log.js';
 import { createFreshDatabase } from '../helpers/server.js';
 
-// Issue 11, fault injection: `kill -9` in the middle of an import leaves nothing half-written
+// Fault injection: `kill -9` in the middle of an import leaves nothing half-written
 // (the file is one transaction), and the same import then runs to completion.
 const LINES = 40_000;
 let dir: string;

@@ -3,14 +3,13 @@ import { request } from '../helpers/http.js';
 import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
 import { privatePostgresAvailable, startPrivatePostgres, type PrivatePostgres } from './private-postgres.js';
 
-// Issue 11, fault injection: PostgreSQL stopped and restarted under load. Requests fail fast with
+// Fault injection: PostgreSQL stopped and restarted under load. Requests fail fast with
 // 503 service_unavailable, /readyz turns red, then everything recovers without restarting the
 // service, within seconds of the database's return. Runs on a private cluster so the shared
 // server is never touched. pg_ctl runs synchronously, so this process's event loop stalls while
 // the database stops and starts and the driver's socket events arrive in bursts: harsher than a
-// real outage, and how three faults of postgres.js were found: its reconnect backoff (see
-// src/db/reconnect-backoff.ts) and two in how a connection starts over (test/db/postgres-reconnect.test.ts,
-// patches/postgres+3.4.9.patch).
+// real outage. It covers postgres.js's reconnect backoff (src/db/reconnect-backoff.ts) and how a
+// connection starts over (test/db/postgres-reconnect.test.ts, patches/postgres+3.4.9.patch).
 const available = privatePostgresAvailable();
 let pg: PrivatePostgres;
 let server: TestServer;
@@ -88,10 +87,10 @@ describe.skipIf(!available)('PostgreSQL stopped and restarted under load', () =>
 });
 
 /**
- * Five seconds from the database's return to a 200, then ten 200s in a row. Before the fixes:
- * postgres.js's default backoff kept it down 4-18 s; a connection whose socket closed with a write
- * buffered hung 10 s (connect_timeout); a shutdown's FATAL error was replayed onto the first query
- * of a reconnected connection (a 503 after recovery, often /readyz's).
+ * Five seconds from the database's return to a 200, then ten 200s in a row. This catches a slow
+ * reconnect backoff, a connection that hangs on a write buffered before its socket closed, and a
+ * shutdown's FATAL error replayed onto the first query of a reconnected connection (a 503 after
+ * recovery).
  */
 async function expectRecovery(url: string): Promise<void> {
   const back = Date.now();

@@ -11,7 +11,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-/** DESIGN section 3: extensions.code is the REST error type, with details for validation failures; a 400. */
+/** extensions.code is the REST error type, with details for validation failures; a 400. */
 async function refused(query: string, variables: Record<string, unknown> | undefined, code: string, field?: string) {
   const res = await gql(server.url, tenant.accessToken, query, variables);
   expect(res.status, JSON.stringify(res.body)).toBe(400);

@@ -6,8 +6,9 @@ import { startTestServer, type Tenant, type TestServer } from '../helpers/server
 
 /*
  * A client's mistake is not the operator's alarm: errors the client caused (validation, not
- * found, forbidden) are answered in the envelope and logged below error level. yoga logged every
- * error its maskError replaced at level 50 (an audit: GraphQL validation errors and video 409s).
+ * found, forbidden) are answered in the envelope and logged below error level. Left to its
+ * default, yoga would log every error its maskError replaces at level 50, validation errors and
+ * video 409s included.
  */
 
 const lines: { level: number; msg: string }[] = [];

@@ -55,7 +55,7 @@ describe('GET /api/v1/openapi.json', () => {
     const mounted = [...new Set([...main, ...video])].sort();
     expect(mounted.length).toBeGreaterThanOrEqual(19);
     expect(operationsOf(doc).sort()).toEqual(mounted);
-    // SPEC's paths, spelled out, so a route dropped from both the app and the document is caught too.
+    // The v1 paths, spelled out, so a route dropped from both the app and the document is caught too.
     for (const op of [
       'POST /oauth/token',
       'POST /oauth/revoke',
@@ -82,7 +82,7 @@ describe('GET /api/v1/openapi.json', () => {
     }
   });
 
-  it('names the scope of every operation as SPEC and DESIGN give it; bearer JWT and client credentials schemes', async () => {
+  it('names the scope of every operation; bearer JWT and client credentials schemes', async () => {
     const doc = (await request(`${server.url}/api/v1/openapi.json`)).body as Doc;
     const scopeOf = (path: string, method: string) => doc.paths[path]![method]['x-required-scope'];
     expect(scopeOf('/oauth/revoke', 'post')).toBe('oauth:revoke');

@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { type AgentCalendar, availableSlots, type SlotQuery } from '../../src/scheduling/slots.js';
 import { weekdays, type WeeklyHours } from '../../src/scheduling/working-hours.js';
 
-// The availability engine against a brute-force, minute-by-minute reference written from
-// DESIGN section 7's words with luxon (issue 11). Hour boundaries avoid 00:00-04:00 local, where
+// The availability engine against a brute-force, minute-by-minute reference written from the
+// slot rules with luxon. Hour boundaries avoid 00:00-04:00 local, where
 // DST gaps fall and where the engine's documented gap rule (shift forward) would need its own
 // reference; windows straddle the 2026 DST changes of the zones used.
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 150);
@@ -47,7 +47,7 @@ const scenario = fc.constantFrom(...windowStarts).chain((baseMs) =>
   }),
 );
 
-/** Whether the UTC minute starting at `ms` is inside the agent's working hours (DESIGN section 5). */
+/** Whether the UTC minute starting at `ms` is inside the agent's working hours. */
 function workingMinute(agent: AgentCalendar, ms: number): boolean {
   const local = DateTime.fromMillis(ms, { zone: agent.timezone });
   const minuteOfDay = local.hour * 60 + local.minute;

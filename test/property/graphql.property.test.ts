@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gql } from '../helpers/http.js';
 import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
 
-// Random operations within the abuse limits never produce a 500 or a server_error (issue 11).
+// Random operations within the abuse limits never produce a 500 or a server_error.
 // Operations are built from the committed schema.graphql: random root fields, random argument
 // values (right and wrong types), random sub-selections, aliases and fragments.
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 120);

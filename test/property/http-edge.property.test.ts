@@ -4,7 +4,7 @@ import { request } from '../helpers/http.js';
 import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
 import { agent, everyDay, importRecords } from '../scheduling/fixtures.js';
 
-// Any string as a query or path parameter yields 200 or a 400 envelope, never a 500 (issue 11).
+// Any string as a query or path parameter yields 200 or a 400 envelope, never a 500.
 // Fixed seed in `npm test`; PROPERTY_RUNS=1000 (and PROPERTY_SEED) for a larger run on demand.
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 60);
 const SEED = Number(process.env.PROPERTY_SEED ?? 20261123);

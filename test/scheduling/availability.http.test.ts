@@ -25,7 +25,7 @@ interface Scenario {
   slots: ReturnType<typeof slot>[];
 }
 
-// Exact expected slots in UTC, worked out by hand from DESIGN section 7's definition.
+// Exact expected slots in UTC, worked out by hand from the slot rules, not by the engine.
 const scenarios: Scenario[] = [
   {
     name: 'US spring forward: 09:00-17:00 New York is 14:00Z on Saturday, 13:00Z on the DST Sunday',
@@ -132,7 +132,7 @@ describe('GET /video/{appId}/availability: scenarios', () => {
       await importRecords(server, tenant.appId, scenario.records);
       const res = await api(server, tenant).availability(scenario.params);
       expect(res.status).toBe(200);
-      // SPEC: the availability response carries only `data`.
+      // The availability response carries only `data`, no `meta`.
       expect(Object.keys(res.body)).toEqual(['data']);
       expect(res.body.data.slots).toEqual(scenario.slots);
     });

@@ -29,7 +29,7 @@ const reminders = async (callId: string) =>
     .map((r) => ({ kind: r.kind, dueAt: r.dueAt.toISOString(), status: r.status }))
     .sort((x, y) => (x.dueAt + x.status < y.dueAt + y.status ? -1 : 1));
 
-describe('POST /video/{appId}/scheduled-calls (DESIGN section 7)', () => {
+describe('POST /video/{appId}/scheduled-calls', () => {
   it('201 with the full record; a created event by the client; reminders 24 h and 15 min before', async () => {
     const { tenant, a } = await setUp();
     const start = futureDay(5, 15);
@@ -214,7 +214,7 @@ describe('GET /video/{appId}/scheduled-calls (list)', () => {
   });
 });
 
-describe('PATCH /video/{appId}/scheduled-calls/{id} (SPEC states table)', () => {
+describe('PATCH /video/{appId}/scheduled-calls/{id} (call states)', () => {
   it('a time change: rescheduled {from, to, reason}; reminders re-planned; response id, scheduled_at, status', async () => {
     const { tenant, a } = await setUp();
     const start = futureDay(10, 10);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { agent, agentIdOf, api, everyDay, futureDay, importRecords } from './fixtures.js';
 
-// DESIGN section 7: double booking is impossible by construction. On PostgreSQL (CI's second
+// Double booking is impossible by construction. On PostgreSQL (CI's second
 // run) the requests really race on separate connections and the exclusion constraint decides;
 // on PGlite they are serialized and the slot test decides. Either way exactly one wins.
 let server: TestServer;

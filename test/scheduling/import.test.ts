@@ -10,7 +10,7 @@ afterAll(() => server.close());
 
 const A1 = agentIdOf(1);
 
-describe('import: agent, availability_exception, dnd, scheduled_call (DESIGN section 5)', () => {
+describe('import: agent, availability_exception, dnd, scheduled_call', () => {
   it('counts each type, upserts on id, and the records are what the API reads', async () => {
     const tenant = await server.tenant();
     const counts = await importRecords(server, tenant.appId, [

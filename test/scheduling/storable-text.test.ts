@@ -3,10 +3,10 @@ import { expectErrorEnvelope } from '../helpers/http.js';
 import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
 import { agent, agentIdOf, api, callIdOf, everyDay, futureDay, importedCall, importRecords } from './fixtures.js';
 
-// README: text PostgreSQL cannot store is refused like a NUL, with the field's path. A lone UTF-16
-// surrogate (the JSON escape "\ud800" without its pair) was a 500 where it reached jsonb (the
-// timeline's payload: a PATCH or DELETE reason) and was silently stored as U+FFFD in text columns
-// (guestName).
+// Text PostgreSQL cannot store is refused like a NUL, with the field's path. Unchecked, a lone
+// UTF-16 surrogate (the JSON escape "\ud800" without its pair) would be a 500 where it reaches
+// jsonb (the timeline's payload: a PATCH or DELETE reason) and silently become U+FFFD in text
+// columns (guestName).
 
 let server: TestServer;
 let tenant: Tenant;

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { FAILING, inRange, loadSnapshot, match, parseNpmAudit, readLockfile } from '../../scripts/audit-lib.js';
 import { buildSnapshot } from '../../scripts/audit-snapshot.js';
 
-// Issue 11: `npm run audit` (scripts/audit.ts), offline fallback. Offline and fast: the committed
+// `npm run audit` (scripts/audit.ts), offline fallback. Offline and fast: the committed
 // snapshot, the real lockfile and fake ones.
 const root = resolve(import.meta.dirname, '../..');
 const snapshot = loadSnapshot(join(root, 'audit/advisories.json'));

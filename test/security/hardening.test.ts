@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from '../helpers/http.js';
 import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
 
-// Issue 11, security review: CORS closed by default and configurable; no version, stack or
+// Security review: CORS closed by default and configurable; no version, stack or
 // internals in any response.
 let closed: TestServer;
 let open: TestServer;

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 
-// Issue 11, security review: client secrets, access tokens and Authorization headers never
-// appear in the logs, even at debug level. The demo banner prints the demo secret once, by
-// design (DESIGN section 1); nothing else may.
+// Security review: client secrets, access tokens and Authorization headers never appear in the
+// logs, even at debug level. The demo banner prints the demo secret once, so a new user can sign
+// in; nothing else may.
 describe('logs', () => {
   it('carry no secret, token or Authorization header at debug level', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {

@@ -4,7 +4,7 @@ import { rotateClientSecret } from '../../src/apps/service.js';
 import { gql, request } from '../helpers/http.js';
 import { issueToken, startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
 
-// Issue 11, security review: signing-key rotation (a new kid in JWKS, old tokens valid until
+// Security review: signing-key rotation (a new kid in JWKS, old tokens valid until
 // they expire or their key is retired, then refused) and client-secret rotation.
 let server: TestServer;
 let tenant: Tenant;

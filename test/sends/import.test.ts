@@ -11,7 +11,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-describe('NDJSON import types catalog and product (DESIGN section 5)', () => {
+describe('NDJSON import types catalog and product', () => {
   it('counts catalogs and products, upserting a product that appears twice', async () => {
     const counts = await importRecords(server, tenant.appId, [
       ...catalogRecords('cat-a', ['p-1', 'p-2']),

@@ -187,8 +187,8 @@ describe('POST /messaging/{appId}/inbound: status updates', () => {
 });
 
 describe('POST /messaging/{appId}/inbound: status updates of imported messages', () => {
-  // History imported with its provider_message_id (DESIGN section 5) gets its delivery receipts
-  // like the service's own sends: SPEC's status updates are for messages, not only for sends.
+  // History imported with its provider_message_id gets its delivery receipts like the service's
+  // own sends: status updates are for messages, not only for sends.
   const list = async (t: Tenant, search: string) => {
     const res = await request(`${server.url}/api/v1/analytics/${t.appId}/messages?search=${encodeURIComponent(search)}`, { token: t.accessToken });
     expect(res.status).toBe(200);

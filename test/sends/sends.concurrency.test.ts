@@ -4,7 +4,7 @@ import { message } from '../analytics/fixtures.js';
 import { request } from '../helpers/http.js';
 import { flowBody, importRecords, newPhone, newToken, send, statusUpdate, userWrote } from './fixtures.js';
 
-// PGlite is one connection (PITFALLS): races are proven on PostgreSQL only.
+// PGlite is one connection, so requests never truly race there: races are proven on PostgreSQL only.
 const onPostgres = Boolean(process.env.DATABASE_URL);
 
 describe.skipIf(!onPostgres)('concurrent sends on PostgreSQL', () => {

@@ -4,10 +4,10 @@ import { expectErrorEnvelope, request } from '../helpers/http.js';
 import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
 import { flowBody, flowTemplate, gql, importRecords, inbound, newPhone, newToken, send, templateBody, userWrote } from './fixtures.js';
 
-// README: text PostgreSQL cannot store (NUL, or a lone UTF-16 surrogate such as the JSON escape
+// Text PostgreSQL cannot store (NUL, or a lone UTF-16 surrogate such as the JSON escape
 // "\ud800" without its pair) is refused with 400 validation_error naming the field's dotted path,
-// before anything is written. Sends are stored in jsonb, which refused a lone surrogate with a 500
-// and a NUL with a detail whose field was "".
+// before anything is written. Sends are stored in jsonb, which on its own would refuse a lone
+// surrogate with a 500 and a NUL with a detail whose field is "".
 
 let server: TestServer;
 let tenant: Tenant;

@@ -3,7 +3,7 @@ import { expectErrorEnvelope } from '../helpers/http.js';
 import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
 import { catalogRecords, flowBody, gql, importRecords, newPhone, productListBody, send, userWrote } from './fixtures.js';
 
-// One row per rule of SPEC's two payload tables and their rules, through the real REST route
+// One row per rule of the Flow and Product List payloads, through the real REST route
 // (status, error type, dotted field path, detail code), and the same bodies through GraphQL.
 
 let server: TestServer;
@@ -123,7 +123,7 @@ const valid: [string, Body][] = [
   ['a Product List with footer, tags and metadata', products((b) => Object.assign(b, { tags: ['a', 'b'], metadata: { x: 1 } }, { interactive: { ...b.interactive, footer: { text: 'Prices include VAT' } } }))],
 ];
 
-describe('POST /messaging/{appId}/messages: SPEC payload rules', () => {
+describe('POST /messaging/{appId}/messages: payload rules', () => {
   it.each(invalid)('%s: 400 validation_error on %s (%s)', async (_rule, body, field, code) => {
     const res = await send(server, tenant, body);
     expect(res.status).toBe(400);

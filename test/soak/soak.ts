@@ -1,5 +1,5 @@
 /**
- * Soak (issue 11): two instances on one PostgreSQL database under a mixed workload for a
+ * Soak: two instances on one PostgreSQL database under a mixed workload for a
  * bounded time over loopback, then checks: zero 5xx, no lost or duplicated timeline event for
  * any SSE subscriber, instance heap and database connections flat after warm-up.
  *
@@ -7,7 +7,7 @@
  * start-up log line); every 5 s the soak reads the instance's memory from there and counts the
  * database's connections in pg_stat_activity (the count includes the soak's own one sampling
  * connection). Memory: V8's used heap as sampled (switchboard_nodejs_heap_size_used_bytes: it
- * swings with garbage, between about 90 and 200 MB here), the used heap right after the latest
+ * swings with garbage), the used heap right after the latest
  * major GC (switchboard_nodejs_heap_used_after_major_gc_bytes: what survives), and RSS.
  *
  * The heap check judges what survives: per instance, the post-GC readings of the major GCs that

@@ -4,7 +4,7 @@ import { billCall, billedMinutes } from '../../src/video/billing.js';
 const now = new Date('2026-03-01T12:00:00.000Z');
 const at = (offsetMs: number) => new Date(now.getTime() + offsetMs);
 
-describe('billedMinutes: whole minutes connected, rounded up (DESIGN section 9)', () => {
+describe('billedMinutes: whole minutes connected, rounded up', () => {
   it.each<[string, number, number | null, number]>([
     ['0 s bills 0', -60_000, -60_000, 0],
     ['1 ms bills 1', -60_000, -59_999, 1],

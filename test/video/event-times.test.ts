@@ -3,9 +3,9 @@ import { gql, request } from '../helpers/http.js';
 import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
 import { callIdOf, contactcenter, importRecords, iso, participantIdOf, videoCall } from './fixtures.js';
 
-// README "Video calls": a provider event cannot have happened later than now. Like the inbound
-// messaging timestamp, `at` may run ahead of our clock by a few minutes (clock skew), no more: an
-// `at` in 2099 billed decades of minutes. Text the database cannot store is refused too.
+// A provider event cannot have happened later than now. Like the inbound messaging timestamp,
+// `at` may run ahead of our clock by a few minutes (clock skew), no more: an `at` in 2099 would
+// bill decades of minutes. Text the database cannot store is refused too.
 
 let server: TestServer;
 let tenant: Tenant;

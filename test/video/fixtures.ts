@@ -3,7 +3,7 @@ import { importNdjson } from '../../src/importer/ndjson.js';
 import { importTypes } from '../../src/importer/types.js';
 import type { TestServer } from '../helpers/server.js';
 
-/** Imports records through the real NDJSON importer (DESIGN section 5). */
+/** Imports records through the real NDJSON importer, as a user would. */
 export async function importRecords(server: TestServer, appId: string, records: object[]) {
   const text = records.map((r) => JSON.stringify(r)).join('\n');
   return importNdjson({ db: server.runtime.database.db, appId, input: Readable.from([text]), types: importTypes });
@@ -61,7 +61,7 @@ export function videoCall(n: number, overrides: Record<string, unknown> = {}) {
   };
 }
 
-/** SPEC "Video call (on the video host)": the fields of `data`, in SPEC's order. */
+/** The fields of the video host's `data`, in the order the API documents them. */
 export const specCallFields = [
   'callId', 'status', 'presetId', 'title', 'description', 'metadata', 'hostName', 'guestName',
   'provider', 'contactcenter', 'participants', 'usage', 'recordings',

@@ -12,7 +12,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-// SPEC's video call fields, spelled out here (not borrowed from the route) so the test can disagree.
+// The video call's fields, spelled out here (not borrowed from the route) so the test can disagree.
 const CALL = `callId status presetId title description metadata hostName guestName
   provider { name meetingId }
   contactcenter { conversationId ccHostOrigin ccTargetEnv ccLangTag ccUsePopupAuth }
@@ -183,7 +183,7 @@ describe('mutations: create and provider events', () => {
       recordVideoRecordingStatus(appId: $app, callId: $call, providerArchiveId: $archive, status: $status, url: $url, at: $at) { ${SHORT} } }`,
       { app: tenant.appId, call: callId, archive, status, url, at: iso(at) });
 
-  it('createVideoCall answers a created call with SPEC nulls and empty lists', async () => {
+  it('createVideoCall answers a created call with nulls and empty lists', async () => {
     const res = await create({ presetId: 'one_to_one', guestName: 'Grace', metadata: { crm: 'x-1' }, contactcenter });
     expect(res.body.errors).toBeUndefined();
     const call = res.body.data.createVideoCall;

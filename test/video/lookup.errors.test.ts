@@ -21,7 +21,7 @@ afterAll(() => server.close());
 const lookup = (callId: string, init: { token?: string; headers?: Record<string, string>; method?: string } = {}) =>
   request(`${server.videoUrl}/api/calls/${callId}`, { token: tenant.accessToken, ...init });
 
-/** DESIGN section 9: `{ "ok": false, "error": { "type", "message" } }` and nothing else. */
+/** The video host's own envelope: `{ "ok": false, "error": { "type", "message" } }` and nothing else. */
 function expectVideoError(res: JsonResponse, status: number, type: string) {
   expect(res.status).toBe(status);
   expect(res.body).toEqual({ ok: false, error: { type, message: expect.any(String) } });

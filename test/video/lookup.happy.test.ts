@@ -36,7 +36,7 @@ const participant = (n: number, joinedAt: string, leftAt: string | null, extra: 
 });
 
 describe('GET {video_url}/api/calls/{callId}', () => {
-  it('answers { ok: true, data } with every SPEC field of an imported call', async () => {
+  it('answers { ok: true, data } with every documented field of an imported call', async () => {
     await importRecords(server, tenant.appId, [videoCall(1)]);
     const res = await lookup(callIdOf(1));
     expect(res.status).toBe(200);
