@@ -82,7 +82,7 @@ describe('token endpoint: brute force without lock-out', () => {
     if (url) {
       const redis = new Redis(url, { maxRetriesPerRequest: 1 });
       keys = [];
-      for await (const batch of redis.scanStream({ match: 'sb:token*', count: 1000 }) as AsyncIterable<string[]>) keys.push(...batch);
+      for await (const batch of redis.scanStream({ match: 'sb:token-fail-*', count: 1000 }) as AsyncIterable<string[]>) keys.push(...batch);
       redis.disconnect();
     } else {
       const limiters = (server.runtime.rateLimits as unknown as { limiters: Map<string, { _memoryStorage?: { _storage: Map<string, unknown> } }> }).limiters;
