@@ -102,8 +102,7 @@ function parseBasic(header: string | undefined): { clientId: string; clientSecre
 
 /**
  * The caller's address for the token failure budgets: the socket's peer, never a forwarded
- * header (anyone can write one). An IPv6 caller is counted by its /64, the block one host is
- * usually given, so walking through its addresses does not buy new budgets.
+ * header (anyone can write one).
  */
 export function sourceAddress(c: HonoContext<HttpEnv>): string {
   let address: string | undefined;
@@ -112,9 +111,18 @@ export function sourceAddress(c: HonoContext<HttpEnv>): string {
   } catch {
     // No node socket behind the request (app.request() in-process): one shared "address".
   }
+  return addressKey(address);
+}
+
+/**
+ * The address as the budgets count it: IPv4 (an IPv4-mapped IPv6 peer too) as it is; an IPv6
+ * peer by its /64, the block one host is usually given, so walking through its addresses does
+ * not buy new budgets.
+ */
+export function addressKey(address: string | undefined): string {
   if (!address) return 'unknown';
-  if (address.startsWith('::ffff:') && address.includes('.')) return address.slice(7);
-  if (!isIPv6(address)) return address;
+  if (/^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(address)) return address.slice(7);
+  if (!isIPv6(address.split('%')[0]!)) return address;
   return `${expandIPv6(address).slice(0, 4).join(':')}::/64`;
 }
 
