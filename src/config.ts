@@ -56,7 +56,13 @@ const envSchema = z.object({
   RATE_LIMIT_MINUTE: z.coerce.number().int().min(1).default(600),
   RATE_LIMIT_HOUR: z.coerce.number().int().min(1).default(20000),
   RATE_LIMIT_DAY: z.coerce.number().int().min(1).default(200000),
+  // Failed token requests in 15 minutes (DESIGN section 4): per client id from one source
+  // address (then that address is refused for that client), per source address whatever the
+  // client id (then the address is refused), and per client id from all addresses (then each
+  // address that already failed for it gets no further guess; a clean address still gets in).
   TOKEN_FAILURES_PER_15MIN: z.coerce.number().int().min(1).default(10),
+  TOKEN_FAILURES_PER_ADDRESS_15MIN: z.coerce.number().int().min(1).default(50),
+  TOKEN_FAILURES_PER_CLIENT_15MIN: z.coerce.number().int().min(1).default(100),
   // GraphiQL's own introspection query is 13 levels deep.
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(2).default(15),
   GRAPHQL_MAX_COMPLEXITY: z.coerce.number().int().min(10).default(2000),

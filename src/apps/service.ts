@@ -1,6 +1,6 @@
 import { eq, inArray } from 'drizzle-orm';
 import { z } from 'zod';
-import { hashSecret, generateClientId, generateSecret } from '../auth/secrets.js';
+import { hashSecret, generateClientId, generateSecret, secretHashKey } from '../auth/secrets.js';
 import { scopes } from '../auth/scopes.js';
 import { oauthClientApps, oauthClients } from '../auth/tables.js';
 import type { Db } from '../db/client.js';
@@ -30,13 +30,13 @@ export const createClientInput = z.object({
     .optional(),
 });
 
-/** Registers an OAuth client; the secret is returned once and stored only as a scrypt hash. */
+/** Registers an OAuth client; the secret is returned once and stored only as a keyed hash. */
 export async function createClient(db: Db, input: z.input<typeof createClientInput>) {
   const parsed = parseInput(createClientInput, input);
   const appIds = [...new Set(parsed.apps)];
   const clientId = generateClientId();
   const secret = generateSecret();
-  const secretHash = await hashSecret(secret);
+  const secretHash = hashSecret(secret, await secretHashKey(db));
   await db.transaction(async (tx) => {
     const found = await tx.select({ id: apps.id }).from(apps).where(inArray(apps.id, appIds));
     const missing = appIds.filter((id) => !found.some((f) => f.id === id));
@@ -61,7 +61,7 @@ export async function createClient(db: Db, input: z.input<typeof createClientInp
  */
 export async function rotateClientSecret(db: Db, clientId: string) {
   const secret = generateSecret();
-  const secretHash = await hashSecret(secret);
+  const secretHash = hashSecret(secret, await secretHashKey(db));
   const updated = await db.update(oauthClients).set({ secretHash }).where(eq(oauthClients.id, clientId)).returning({ id: oauthClients.id });
   if (updated.length === 0) throw new AppError('not_found', `Unknown client ${clientId}`);
   return { client_id: clientId, client_secret: secret };

@@ -1,12 +1,12 @@
 import DataLoader from 'dataloader';
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { AppError } from '../errors/app-error.js';
 import type { RequestContext, Runtime } from '../runtime.js';
-import { decoyHash, verifySecret } from './secrets.js';
+import { CLIENT_ID_MAX_LENGTH, CLIENT_SECRET_MAX_LENGTH, hashSecret, secretHashKey, verifySecret } from './secrets.js';
 import { oauthClientApps, oauthClients, revokedTokens } from './tables.js';
 import { signAccessToken, verifyAccessToken, type AuthContext } from './tokens.js';
-import type { ClientQuota } from './rate-limit.js';
+import { tokenFailureKeys, type ClientQuota } from './rate-limit.js';
 
 export interface ClientCredentials {
   grantType: string | undefined;
@@ -14,15 +14,19 @@ export interface ClientCredentials {
   clientSecret: string | undefined;
   /** The credentials came in an Authorization: Basic header (RFC 6749 2.3.1). */
   viaBasic: boolean;
+  /** Who is asking, for the failure budgets: the socket's peer (an IPv6 address by its /64). */
+  sourceAddress: string;
 }
 
-/** 429 for a client id over its budget of failed token requests (DESIGN section 4). */
+/** 429 for a request over a budget of failed token requests (DESIGN section 4). */
 function throwIfBlocked(retryAfter: number | undefined): void {
   if (retryAfter === undefined) return;
-  throw new AppError('rate_limit_exceeded', 'Too many failed authentication attempts for this client', {
+  throw new AppError('rate_limit_exceeded', 'Too many failed authentication attempts', {
     headers: { 'Retry-After': String(retryAfter) },
   });
 }
+
+const limits = { client_id: CLIENT_ID_MAX_LENGTH, client_secret: CLIENT_SECRET_MAX_LENGTH } as const;
 
 /** The client credentials grant (SPEC: POST /oauth/token; DESIGN section 2). */
 export async function issueToken(runtime: Runtime, input: ClientCredentials) {
@@ -37,32 +41,66 @@ export async function issueToken(runtime: Runtime, input: ClientCredentials) {
       details: missing.map((field) => ({ field, code: 'required' as const, message: 'Required' })),
     });
   }
+  // Before any lookup, hash or limiter key: no client has such an id or secret, and an
+  // attacker-chosen megabyte must not be kept or hashed. A malformed credential is refused like
+  // a missing one (400 invalid_client), not looked up and answered 401.
+  const tooLong = (['client_id', 'client_secret'] as const).filter((f) => (f === 'client_id' ? input.clientId! : input.clientSecret!).length > limits[f]);
+  if (tooLong.length > 0) {
+    throw new AppError('invalid_client', `${tooLong.join(' and ')} too long`, {
+      details: tooLong.map((field) => ({ field, code: 'too_long' as const, message: `At most ${limits[field]} characters` })),
+    });
+  }
   const clientId = input.clientId!;
-  // Refused before the secret is hashed while the client id is over its failure budget.
-  throwIfBlocked(await runtime.rateLimits.tokenAttemptsBlocked(clientId));
   const { db } = runtime.database;
+  const key = await secretHashKey(db);
+  const failureKeys = tokenFailureKeys(key, clientId, input.sourceAddress);
+  // Refused before the secret is checked while this address is over a failure budget.
+  throwIfBlocked(await runtime.rateLimits.tokenAttemptRefused(failureKeys));
   // An id PostgreSQL text cannot hold (NUL) names no client: an unknown client, not a query error.
-  const [client] = clientId.includes('\u0000') ? [] : await db.select().from(oauthClients).where(eq(oauthClients.id, clientId)).limit(1);
-  // Compare against a decoy when the client is unknown, so timing does not reveal which ids exist.
-  const valid = await verifySecret(input.clientSecret!, client?.secretHash ?? (await decoyHash));
+  const [client] = clientId.includes('\u0000') ? [] : await clientWithApps(db, clientId);
+  // An unknown id costs the same HMAC as a known one, so timing does not reveal which ids exist.
+  const check = await verifySecret(input.clientSecret!, client?.secretHash, key);
   // Concurrent guesses all passed the check above before any of them failed: only the failures
   // within the budget are told 401, and a right secret checked once the budget is spent is not
   // told apart from a wrong one (429 both). At most the budget's worth of answers tell anything.
-  if (!client || !valid) {
-    throwIfBlocked(await runtime.rateLimits.recordTokenFailure(clientId));
+  if (!client || !check.valid) {
+    throwIfBlocked(await runtime.rateLimits.recordTokenFailure(failureKeys));
     throw new AppError('invalid_client', 'Client authentication failed', {
       status: 401,
       headers: input.viaBasic ? { 'WWW-Authenticate': 'Basic realm="switchboard"' } : undefined,
     });
   }
-  throwIfBlocked(await runtime.rateLimits.tokenAttemptsBlocked(clientId));
-  const apps = await db.select({ appId: oauthClientApps.appId }).from(oauthClientApps).where(eq(oauthClientApps.clientId, clientId));
-  const signed = await signAccessToken(runtime.keys, runtime.tokens, {
-    clientId,
-    scopes: client.scopes,
-    apps: apps.map((a) => a.appId),
-  });
+  throwIfBlocked(await runtime.rateLimits.tokenAttemptRefused(failureKeys));
+  if (check.legacy) {
+    // The old scheme's hash is replaced by the keyed one on first use, unless a rotation got there first.
+    await db
+      .update(oauthClients)
+      .set({ secretHash: hashSecret(input.clientSecret!, key) })
+      .where(and(eq(oauthClients.id, clientId), eq(oauthClients.secretHash, client.secretHash)));
+  }
+  const signed = await signAccessToken(runtime.keys, runtime.tokens, { clientId, scopes: client.scopes, apps: client.apps });
   return { access_token: signed.token, token_type: 'Bearer' as const, expires_in: signed.expiresIn };
+}
+
+/** Node's whole request header limit (16 KiB): a longer token could never have been sent as a bearer. */
+const REVOKE_TOKEN_MAX_LENGTH = 16 * 1024;
+
+/**
+ * The client and its app ids in one query: on the embedded database each query is a round trip
+ * through one wasm connection, the largest cost of a token once secrets are checked by HMAC.
+ */
+function clientWithApps(db: Db, clientId: string) {
+  return db
+    .select({
+      secretHash: oauthClients.secretHash,
+      scopes: oauthClients.scopes,
+      // text[], not uuid[]: both drivers parse a text array; app ids are UUIDs in their text form.
+      apps: sql<string[]>`coalesce(array_agg(${oauthClientApps.appId}::text) filter (where ${oauthClientApps.appId} is not null), '{}')`,
+    })
+    .from(oauthClients)
+    .leftJoin(oauthClientApps, eq(oauthClientApps.clientId, oauthClients.id))
+    .where(eq(oauthClients.id, clientId))
+    .groupBy(oauthClients.id);
 }
 
 /**
@@ -71,7 +109,12 @@ export async function issueToken(runtime: Runtime, input: ClientCredentials) {
  */
 export async function revokeToken(ctx: RequestContext, token: string): Promise<void> {
   const caller = ctx.auth!;
-  const target = await verifyAccessToken(ctx.runtime.keys, ctx.runtime.tokens, token);
+  // Surrounding white space (a token pasted from a file or a header) is not part of a JWT:
+  // without the trim such a token was answered 200 and left valid.
+  const trimmed = token.trim();
+  // Longer than any header could carry: no usable token, and not worth verifying.
+  if (trimmed.length > REVOKE_TOKEN_MAX_LENGTH) return;
+  const target = await verifyAccessToken(ctx.runtime.keys, ctx.runtime.tokens, trimmed);
   if (typeof target === 'string' || target.clientId !== caller.clientId) return;
   await ctx.runtime.database.db
     .insert(revokedTokens)

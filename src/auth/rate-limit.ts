@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Config } from '../config.js';
@@ -50,10 +51,13 @@ export class RateLimits {
   private readonly limiters = new Map<string, RateLimiterAbstract>();
   private readonly quotas = new Map<string, WindowTrio>();
   private readonly redis: Redis | undefined;
-  private readonly tokenFailureLimiter: RateLimiterAbstract;
+  private readonly tokenFailures: Record<'address' | 'clientAddress' | 'client', { limiter: RateLimiterAbstract; budget: number }>;
 
   constructor(
-    private readonly config: Pick<Config, 'REDIS_URL' | 'RATE_LIMIT_MINUTE' | 'RATE_LIMIT_HOUR' | 'RATE_LIMIT_DAY' | 'TOKEN_FAILURES_PER_15MIN'>,
+    private readonly config: Pick<
+      Config,
+      'REDIS_URL' | 'RATE_LIMIT_MINUTE' | 'RATE_LIMIT_HOUR' | 'RATE_LIMIT_DAY' | 'TOKEN_FAILURES_PER_15MIN' | 'TOKEN_FAILURES_PER_ADDRESS_15MIN' | 'TOKEN_FAILURES_PER_CLIENT_15MIN'
+    >,
     private readonly logger: Logger,
   ) {
     if (config.REDIS_URL) {
@@ -83,7 +87,12 @@ export class RateLimits {
         down = false;
       });
     }
-    this.tokenFailureLimiter = this.limiter('token-failures', config.TOKEN_FAILURES_PER_15MIN, 900);
+    const failures = (prefix: string, budget: number) => ({ limiter: this.limiter(prefix, budget, TOKEN_FAILURE_WINDOW_SECONDS), budget });
+    this.tokenFailures = {
+      address: failures('token-fail-addr', config.TOKEN_FAILURES_PER_ADDRESS_15MIN),
+      clientAddress: failures('token-fail-client-addr', config.TOKEN_FAILURES_PER_15MIN),
+      client: failures('token-fail-client', config.TOKEN_FAILURES_PER_CLIENT_15MIN),
+    };
   }
 
   defaultQuota(): ClientQuota {
@@ -105,21 +114,59 @@ export class RateLimits {
     return { allowed: true, headers: headersFor(surfaced) };
   }
 
-  /** Failed client authentications per client id, against secret guessing (DESIGN section 4). */
-  async tokenAttemptsBlocked(clientId: string): Promise<number | undefined> {
-    const res = await this.tokenFailureLimiter.get(clientId).catch(() => null);
-    if (res && res.consumedPoints >= this.config.TOKEN_FAILURES_PER_15MIN) return Math.max(1, Math.ceil(res.msBeforeNext / 1000));
-    return undefined;
+  /**
+   * Whether a token request from `address` for `clientId` is refused before its secret is
+   * checked (Retry-After seconds), against secret guessing without lock-out (DESIGN section 4):
+   * - an address that spent its failure budget is refused, whatever the client id;
+   * - an address that spent its budget for this client id is refused for that client;
+   * - while a client id is over its budget from all addresses together (a guess spread over
+   *   many addresses), an address that has failed for it at all is refused for it.
+   * A right secret from an address with no failures for the client is never refused, whatever
+   * other addresses did.
+   */
+  async tokenAttemptRefused(keys: TokenFailureKeys): Promise<number | undefined> {
+    const { address: perAddress, clientAddress, client } = this.tokenFailures;
+    const [a, ca, c] = await Promise.all([
+      perAddress.limiter.get(keys.address).catch(() => null),
+      clientAddress.limiter.get(keys.clientAddress).catch(() => null),
+      client.limiter.get(keys.client).catch(() => null),
+    ]);
+    const used = (res: RateLimiterRes | null) => res?.consumedPoints ?? 0;
+    const refusing = [
+      used(a) >= perAddress.budget ? a : null,
+      used(ca) >= clientAddress.budget || (used(c) >= client.budget && used(ca) > 0) ? ca : null,
+    ];
+    return retryAfterOf(refusing);
   }
 
   /**
-   * Counts a failed attempt. Returns Retry-After seconds when the failure is over the limit: a
+   * Counts a failed attempt. Returns Retry-After seconds when the failure is past a budget: a
    * guess checked concurrently with others that already used the budget (they all passed
-   * tokenAttemptsBlocked before any failed) is answered 429, not 401, so it tells nothing.
+   * tokenAttemptRefused before any failed) is answered 429, not 401, so it tells nothing.
    */
-  async recordTokenFailure(clientId: string): Promise<number | undefined> {
-    const res = await this.consumeOne(this.tokenFailureLimiter, clientId);
-    return res.refused ? Math.max(1, Math.ceil(res.msBeforeNext / 1000)) : undefined;
+  async recordTokenFailure(keys: TokenFailureKeys): Promise<number | undefined> {
+    const { address: perAddress, clientAddress, client } = this.tokenFailures;
+    const [a, ca, c] = await Promise.all([
+      this.countFailure(perAddress.limiter, keys.address),
+      this.countFailure(clientAddress.limiter, keys.clientAddress),
+      this.countFailure(client.limiter, keys.client),
+    ]);
+    const refusing = [
+      a.consumedPoints > perAddress.budget ? a : null,
+      ca.consumedPoints > clientAddress.budget || (c.consumedPoints > client.budget && ca.consumedPoints > 1) ? ca : null,
+    ];
+    return retryAfterOf(refusing);
+  }
+
+  /** A failure counted past its budget is a RateLimiterRes too; a store error counts as nothing. */
+  private async countFailure(limiter: RateLimiterAbstract, key: string): Promise<{ consumedPoints: number; msBeforeNext: number }> {
+    try {
+      return await limiter.consume(key, 1);
+    } catch (rejection) {
+      if (rejection instanceof RateLimiterRes) return rejection;
+      this.logger.error({ err: rejection }, 'rate limiter failure; token failure not counted');
+      return { consumedPoints: 0, msBeforeNext: 0 };
+    }
   }
 
   /**
@@ -174,6 +221,31 @@ export class RateLimits {
     }
     return limiter;
   }
+}
+
+const TOKEN_FAILURE_WINDOW_SECONDS = 900;
+
+export interface TokenFailureKeys {
+  address: string;
+  clientAddress: string;
+  client: string;
+}
+
+/**
+ * The failure limiters' keys: fixed-size HMACs (128 bits) of the caller's values under the
+ * server key, never the values. A client id may be a long attacker-chosen string, and a key
+ * lives for the whole window in memory or Redis; keyed, the keys in Redis reveal no client id
+ * or address, and deployments (or test servers) sharing one Redis do not count each other's
+ * failures.
+ */
+export function tokenFailureKeys(serverKey: Buffer, clientId: string, address: string): TokenFailureKeys {
+  const key = (...parts: string[]) => createHmac('sha256', serverKey).update(parts.join('\u0000')).digest('base64url').slice(0, 22);
+  return { address: key('address', address), clientAddress: key('client-address', clientId, address), client: key('client', clientId) };
+}
+
+function retryAfterOf(refusing: ({ msBeforeNext: number } | null)[]): number | undefined {
+  const worst = refusing.reduce<number | undefined>((max, res) => (res ? Math.max(max ?? 0, res.msBeforeNext) : max), undefined);
+  return worst === undefined ? undefined : Math.max(1, Math.ceil(worst / 1000));
 }
 
 function headersFor(state: WindowState): Record<string, string> {

@@ -5,7 +5,8 @@ import { apps } from '../apps/tables.js';
 export const oauthClients = pgTable('oauth_clients', {
   id: text('id').primaryKey(),
   name: text('name'),
-  // scrypt hash, "scrypt$N$r$p$salt$hash" (DESIGN section 2: secrets stored hashed).
+  // "hmac-sha256$<mac>" under the server key (src/auth/secrets.ts); clients not yet seen since
+  // that scheme may still hold the old "scrypt$N$r$p$salt$hash", replaced on their next token.
   secretHash: text('secret_hash').notNull(),
   scopes: text('scopes').array().notNull(),
   // Per-client quotas; null means the configured default (DESIGN section 4).
@@ -48,6 +49,13 @@ export const signingKeys = pgTable('signing_keys', {
   publicJwk: jsonb('public_jwk').notNull(),
   active: boolean('active').notNull().default(true),
   createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().default(sql`now()`),
+});
+
+// Server-wide secrets generated once and shared by every instance (the client-secret HMAC key).
+export const serverSecrets = pgTable('server_secrets', {
+  name: text('name').primaryKey(),
+  secret: text('secret').notNull(),
+  createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
 });
 
 export type OAuthClientRow = typeof oauthClients.$inferSelect;

@@ -13,6 +13,7 @@ import {
 } from 'graphql';
 import { z } from 'zod';
 import { scopes, type Scope } from '../auth/scopes.js';
+import { CLIENT_ID_MAX_LENGTH, CLIENT_SECRET_MAX_LENGTH } from '../auth/secrets.js';
 import { requiredScope } from '../graphql/field-scope.js';
 import { detailCodes, errorStatus, type ErrorType } from '../errors/app-error.js';
 import { prepareRoute, type RestRoute } from '../rest/adapter.js';
@@ -317,8 +318,8 @@ function routeOperation(schema: GraphQLSchema, route: RestRoute, host: 'main' | 
 
 const tokenRequest = z.object({
   grant_type: z.literal('client_credentials').describe('Must be `client_credentials`.'),
-  client_id: z.string().min(1).optional().describe('Required unless sent with HTTP Basic authentication.'),
-  client_secret: z.string().min(1).optional().describe('Required unless sent with HTTP Basic authentication.'),
+  client_id: z.string().min(1).max(CLIENT_ID_MAX_LENGTH).optional().describe('Required unless sent with HTTP Basic authentication.'),
+  client_secret: z.string().min(1).max(CLIENT_SECRET_MAX_LENGTH).optional().describe('Required unless sent with HTTP Basic authentication.'),
 });
 const accessToken = z.object({
   access_token: z.string().describe('Bearer token (a JWT).'),

@@ -1,6 +1,10 @@
+import type { IncomingMessage } from 'node:http';
+import { isIPv6 } from 'node:net';
+import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context as HonoContext } from 'hono';
 import { issueToken, type ClientCredentials } from '../auth/oauth.js';
 import { AppError } from '../errors/app-error.js';
+import { lingerOnClose } from '../http/lingering-close.js';
 import type { HttpEnv } from '../http/types.js';
 import { defineRoute, readJsonBody, withMeta } from './adapter.js';
 
@@ -22,6 +26,7 @@ export const revokeRoute = defineRoute<{ revokeToken: boolean }>({
  */
 export async function tokenHandler(c: HonoContext<HttpEnv>): Promise<Response> {
   const runtime = c.get('requestContext').runtime;
+  refuseLargeBody(c);
   const contentType = c.req.header('content-type') ?? '';
   let fields: Record<string, unknown> = {};
   if (contentType.includes('application/x-www-form-urlencoded')) {
@@ -43,10 +48,27 @@ export async function tokenHandler(c: HonoContext<HttpEnv>): Promise<Response> {
     clientId: basic?.clientId ?? text(fields.client_id),
     clientSecret: basic?.clientSecret ?? text(fields.client_secret),
     viaBasic: basic !== undefined,
+    sourceAddress: sourceAddress(c),
   };
   const token = await issueToken(runtime, credentials);
   c.header('Cache-Control', 'no-store');
   return c.json(withMeta(token));
+}
+
+/**
+ * A token request is a few hundred bytes; one announcing more than TOKEN_BODY_MAX_BYTES is
+ * answered 413 before its body is read or parsed (the 1 MiB limit of other paths was a megabyte
+ * of JSON parsed per unauthenticated request). A chunked body is held to 1 MiB by the listener
+ * and its fields to their lengths.
+ */
+export const TOKEN_BODY_MAX_BYTES = 16 * 1024;
+
+function refuseLargeBody(c: HonoContext<HttpEnv>): void {
+  const length = c.req.header('content-length');
+  if (length === undefined || !/^\s*\d+\s*$/.test(length) || Number(length) <= TOKEN_BODY_MAX_BYTES) return;
+  // Read and dropped for a while after the answer, so the uploading client gets it rather than a reset.
+  lingerOnClose((c.env as { incoming?: IncomingMessage } | undefined)?.incoming);
+  throw new AppError('payload_too_large', `A token request body is at most ${TOKEN_BODY_MAX_BYTES} bytes`, { headers: { Connection: 'close' } });
 }
 
 /**
@@ -76,4 +98,40 @@ function parseBasic(header: string | undefined): { clientId: string; clientSecre
     }
   };
   return { clientId: unescape(decoded.slice(0, colon)), clientSecret: unescape(decoded.slice(colon + 1)) };
+}
+
+/**
+ * The caller's address for the token failure budgets: the socket's peer, never a forwarded
+ * header (anyone can write one).
+ */
+export function sourceAddress(c: HonoContext<HttpEnv>): string {
+  let address: string | undefined;
+  try {
+    address = getConnInfo(c).remote.address;
+  } catch {
+    // No node socket behind the request (app.request() in-process): one shared "address".
+  }
+  return addressKey(address);
+}
+
+/**
+ * The address as the budgets count it: IPv4 (an IPv4-mapped IPv6 peer too) as it is; an IPv6
+ * peer by its /64, the block one host is usually given, so walking through its addresses does
+ * not buy new budgets.
+ */
+export function addressKey(address: string | undefined): string {
+  if (!address) return 'unknown';
+  if (/^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(address)) return address.slice(7);
+  if (!isIPv6(address.split('%')[0]!)) return address;
+  return `${expandIPv6(address).slice(0, 4).join(':')}::/64`;
+}
+
+/** The groups of an IPv6 address with "::" expanded (the first four are all the /64 needs). */
+function expandIPv6(address: string): string[] {
+  const [head, tail] = address.split('%')[0]!.split('::') as [string, string | undefined];
+  const left = head ? head.split(':') : [];
+  // An embedded IPv4 tail (64:ff9b::192.0.2.1) holds two groups.
+  const right = tail ? tail.split(':').flatMap((g) => (g.includes('.') ? ['0', '0'] : [g])) : [];
+  const groups = tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
+  return groups.map((g) => g.toLowerCase().replace(/^0+(?=.)/, ''));
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorEnvelope, request } from '../helpers/http.js';
+import { expectErrorEnvelope, request, requestOnce } from '../helpers/http.js';
 import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -50,6 +50,35 @@ describe('POST /oauth/token errors', () => {
     expect(res.body.error.details).toEqual([{ field, code: 'invalid_type', message: 'must be a string' }]);
   });
 
+  it('400 invalid_client with code too_long for an over-long client_id or client_secret, in JSON, a form or Basic', async () => {
+    const longId = `sbc_${'i'.repeat(125)}`;
+    const longSecret = 's'.repeat(257);
+    const json = await token({ json: { grant_type: 'client_credentials', client_id: longId, client_secret: 'x' } });
+    expect(json.status).toBe(400);
+    expectErrorEnvelope(json.body, 'invalid_client');
+    expect(json.body.error.details).toEqual([{ field: 'client_id', code: 'too_long', message: expect.any(String) }]);
+    const form = await token({ body: `grant_type=client_credentials&client_id=${tenant.clientId}&client_secret=${longSecret}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(form.status).toBe(400);
+    expect(form.body.error.details).toEqual([{ field: 'client_secret', code: 'too_long', message: expect.any(String) }]);
+    const basic = Buffer.from(`${longId}:${longSecret}`).toString('base64');
+    const viaBasic = await token({ body: 'grant_type=client_credentials', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${basic}` } });
+    expect(viaBasic.status).toBe(400);
+    expect(viaBasic.body.error.details.map((d: { field: string; code: string }) => [d.field, d.code])).toEqual([
+      ['client_id', 'too_long'],
+      ['client_secret', 'too_long'],
+    ]);
+    // The longest values allowed are looked up as usual.
+    const atLimit = await token({ json: { grant_type: 'client_credentials', client_id: longId.slice(0, 128), client_secret: longSecret.slice(0, 256) } });
+    expect(atLimit.status).toBe(401);
+  });
+
+  it('413 payload_too_large for a token request body over 16 KiB, before it is read', async () => {
+    const body = JSON.stringify({ grant_type: 'client_credentials', client_id: 'x'.repeat(20_000), client_secret: 's' });
+    const res = await requestOnce(`${server.url}/api/v1/oauth/token`, { headers: { 'content-type': 'application/json' }, body });
+    expect(res.status).toBe(413);
+    expectErrorEnvelope(res.body, 'payload_too_large');
+  });
+
   it('400 invalid_request for an empty body sent as JSON', async () => {
     const res = await token({ body: '', headers: { 'content-type': 'application/json' } });
     expect(res.status).toBe(400);
@@ -84,7 +113,7 @@ describe('POST /oauth/token errors', () => {
     expect(viaBasic.headers.get('www-authenticate')).toMatch(/^Basic/);
   });
 
-  it('429 after repeated failures for one client id, even with the right secret, with Retry-After', async () => {
+  it('429 after repeated failures for one client id from one address, even with the right secret, with Retry-After', async () => {
     const victim = await server.tenant({ scopes: ['oauth:revoke'] });
     for (let i = 0; i < 3; i++) {
       const res = await token({ json: { grant_type: 'client_credentials', client_id: victim.clientId, client_secret: `guess-${i}` } });
@@ -145,6 +174,22 @@ describe('POST /oauth/revoke errors', () => {
     expect(res.status).toBe(401);
     expectErrorEnvelope(res.body, 'unauthorized');
     expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
+  });
+
+  it('a token wrapped in white space is revoked, not ignored', async () => {
+    const second = await tenant.token();
+    expect((await request(`${server.url}/graphql`, { token: second, json: { query: '{ viewer { clientId } }' } })).status).toBe(200);
+    const res = await revoke({ token: tenant.accessToken, json: { token: `  ${second}\n` } });
+    expect(res.status).toBe(200);
+    const after = await request(`${server.url}/graphql`, { token: second, json: { query: '{ viewer { clientId } }' } });
+    expect(after.status).toBe(401);
+  });
+
+  it('400 invalid_request for a token of white space only', async () => {
+    const res = await revoke({ token: tenant.accessToken, json: { token: '   ' } });
+    expect(res.status).toBe(400);
+    expectErrorEnvelope(res.body, 'invalid_request');
+    expect(res.body.error.details[0].field).toBe('token');
   });
 
   it('403 forbidden without the oauth:revoke scope', async () => {

@@ -1,5 +1,8 @@
+import { and, eq } from 'drizzle-orm';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/apps/service.js';
+import { oauthClientApps } from '../../src/auth/tables.js';
 import { request } from '../helpers/http.js';
 import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
 
@@ -33,6 +36,17 @@ describe('POST /oauth/token', () => {
     expect(claims).toMatchObject({ iss: 'switchboard', aud: 'switchboard-api', sub: tenant.clientId, scope: 'oauth:revoke messages:read', apps: [tenant.appId] });
     expect(typeof claims.jti).toBe('string');
     expect(claims.exp! - claims.iat!).toBe(3600);
+  });
+
+  it("carries every app of a client of several apps, and an app's removal shows in the next token", async () => {
+    const { db } = server.runtime.database;
+    const [a, b] = [await createApp(db, { name: 'Multi A' }), await createApp(db, { name: 'Multi B' })];
+    const multi = await server.client({ apps: [a.id, b.id], scopes: ['messages:read'] });
+    expect((decodeJwt(await multi.token()).apps as string[]).sort()).toEqual([a.id, b.id].sort());
+    await db.delete(oauthClientApps).where(and(eq(oauthClientApps.clientId, multi.clientId), eq(oauthClientApps.appId, a.id)));
+    expect(decodeJwt(await multi.token()).apps).toEqual([b.id]);
+    await db.delete(oauthClientApps).where(eq(oauthClientApps.clientId, multi.clientId));
+    expect(decodeJwt(await multi.token()).apps).toEqual([]);
   });
 
   it('accepts a form-urlencoded body', async () => {
