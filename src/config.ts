@@ -74,6 +74,11 @@ const envSchema = z.object({
   WEBHOOK_POLL_MS: ms(0, HOUR_MS, 1000),
   WEBHOOK_TIMEOUT_MS: ms(100, 60000, 15000),
   WEBHOOK_BATCH: z.coerce.number().int().min(1).max(500).default(20),
+  // Sends in flight per process, per app and per endpoint (scheme, host and port): a receiver
+  // that never answers holds at most its endpoint's share until the timeout, never the others'.
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
+  WEBHOOK_APP_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(8),
+  WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(4),
   WEBHOOK_RETRY_SCHEDULE: z
     .string()
     .regex(/^\d+(\.\d+)?(,\d+(\.\d+)?)*$/, 'comma-separated seconds, e.g. 5,300,1800')

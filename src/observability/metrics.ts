@@ -91,3 +91,9 @@ export const dbQueries = new Gauge({
   labelNames: ['driver'] as const,
   registers: [registry],
 });
+
+export const webhookSendsInFlight = new Gauge({
+  name: 'switchboard_webhook_sends_in_flight',
+  help: 'Webhook sends under way in this process (at most WEBHOOK_CONCURRENCY).',
+  registers: [registry],
+});
