@@ -62,6 +62,15 @@ const envSchema = z.object({
   // balancers and HTTP clients keep a connection for (60 s at AWS's ALB, for one): a request
   // sent on a socket the server is closing at that moment fails with a reset. 65 s outlasts them.
   KEEP_ALIVE_TIMEOUT_MS: ms(1000, HOUR_MS, 65_000),
+  // The edge without a proxy: a request's headers must arrive within HEADERS_TIMEOUT_MS of its
+  // first byte, and the whole request (its body too) within REQUEST_TIMEOUT_MS, else 408 and the
+  // connection is closed; so a client trickling bytes holds a socket for seconds, not minutes.
+  HEADERS_TIMEOUT_MS: ms(1000, HOUR_MS, 20_000),
+  REQUEST_TIMEOUT_MS: ms(1000, HOUR_MS, 30_000),
+  // Open connections per listener; HEALTH_RESERVE_CONNECTIONS more are accepted for /healthz and
+  // /readyz only (anything else on them is a 503), so health checks answer while the API is full.
+  MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(2000),
+  HEALTH_RESERVE_CONNECTIONS: z.coerce.number().int().min(0).max(10_000).default(16),
   WEBHOOK_ALLOW_PRIVATE: flag,
   // Browser origins allowed to call the API (comma-separated, or *); unset: CORS closed.
   CORS_ORIGINS: z
@@ -93,6 +102,14 @@ const envSchema = z.object({
 
 export type Config = z.infer<typeof envSchema>;
 
+/** Settings that are valid alone but not together. */
+function crossChecks(config: Config): string[] {
+  const problems: string[] = [];
+  // Node refuses a headers timeout longer than the request's.
+  if (config.HEADERS_TIMEOUT_MS > config.REQUEST_TIMEOUT_MS) problems.push('HEADERS_TIMEOUT_MS: must not exceed REQUEST_TIMEOUT_MS');
+  return problems;
+}
+
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   // An empty variable counts as unset (DATABASE_URL= means embedded storage).
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
@@ -102,6 +119,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
     throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
   }
+  const problems = crossChecks(parsed.data);
+  if (problems.length > 0) throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
   return parsed.data;
 }
 

@@ -92,6 +92,20 @@ export const dbQueries = new Gauge({
   registers: [registry],
 });
 
+export const httpConnectionsOpen = new Gauge({
+  name: 'switchboard_http_connections_open',
+  help: 'Open TCP connections by listener (main, video, metrics); MAX_CONNECTIONS caps each, plus HEALTH_RESERVE_CONNECTIONS for health checks.',
+  labelNames: ['listener'] as const,
+  registers: [registry],
+});
+
+export const httpConnectionsRefused = new Counter({
+  name: 'switchboard_http_connections_refused_total',
+  help: 'Connections turned away by listener and reason: reserve (over MAX_CONNECTIONS, a request other than a health check answered 503) or dropped (over the reserve too, closed unanswered).',
+  labelNames: ['listener', 'reason'] as const,
+  registers: [registry],
+});
+
 export const webhookSendsInFlight = new Gauge({
   name: 'switchboard_webhook_sends_in_flight',
   help: 'Webhook sends under way in this process (at most WEBHOOK_CONCURRENCY).',
