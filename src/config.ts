@@ -71,6 +71,14 @@ const envSchema = z.object({
   // /readyz only (anything else on them is a 503), so health checks answer while the API is full.
   MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(2000),
   HEALTH_RESERVE_CONNECTIONS: z.coerce.number().int().min(0).max(10_000).default(16),
+  // Open GraphQL SSE streams (/graphql/stream) per client and per app on this instance; one more
+  // is refused with 429 before it opens. A stream whose reader falls behind by more than
+  // STREAM_QUEUE_EVENTS events or STREAM_QUEUE_BYTES bytes (queued here and unread in the
+  // socket) is closed with a `stream_lagging` error; the client resumes with `after`.
+  STREAMS_PER_CLIENT: z.coerce.number().int().min(1).max(100_000).default(20),
+  STREAMS_PER_APP: z.coerce.number().int().min(1).max(100_000).default(100),
+  STREAM_QUEUE_EVENTS: z.coerce.number().int().min(1).max(100_000).default(500),
+  STREAM_QUEUE_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024 * 1024).default(1024 * 1024),
   WEBHOOK_ALLOW_PRIVATE: flag,
   // Browser origins allowed to call the API (comma-separated, or *); unset: CORS closed.
   CORS_ORIGINS: z

@@ -106,6 +106,19 @@ export const httpConnectionsRefused = new Counter({
   registers: [registry],
 });
 
+export const sseStreamsClosedLagging = new Counter({
+  name: 'switchboard_sse_streams_closed_lagging_total',
+  help: 'GraphQL streams closed because their reader fell behind (STREAM_QUEUE_EVENTS or STREAM_QUEUE_BYTES), with a stream_lagging error.',
+  registers: [registry],
+});
+
+export const sseStreamsRefused = new Counter({
+  name: 'switchboard_sse_streams_refused_total',
+  help: 'GraphQL streams refused with 429 before opening, by the cap reached: client (STREAMS_PER_CLIENT) or app (STREAMS_PER_APP).',
+  labelNames: ['cap'] as const,
+  registers: [registry],
+});
+
 export const webhookSendsInFlight = new Gauge({
   name: 'switchboard_webhook_sends_in_flight',
   help: 'Webhook sends under way in this process (at most WEBHOOK_CONCURRENCY).',
