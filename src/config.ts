@@ -73,6 +73,23 @@ const envSchema = z.object({
   // balancers and HTTP clients keep a connection for (60 s at AWS's ALB, for one): a request
   // sent on a socket the server is closing at that moment fails with a reset. 65 s outlasts them.
   KEEP_ALIVE_TIMEOUT_MS: ms(1000, HOUR_MS, 65_000),
+  // The edge without a proxy: a request's headers must arrive within HEADERS_TIMEOUT_MS of its
+  // first byte, and the whole request (its body too) within REQUEST_TIMEOUT_MS, else 408 and the
+  // connection is closed; so a client trickling bytes holds a socket for seconds, not minutes.
+  HEADERS_TIMEOUT_MS: ms(1000, HOUR_MS, 20_000),
+  REQUEST_TIMEOUT_MS: ms(1000, HOUR_MS, 30_000),
+  // Open connections per listener; HEALTH_RESERVE_CONNECTIONS more are accepted for /healthz and
+  // /readyz only (anything else on them is a 503), so health checks answer while the API is full.
+  MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(2000),
+  HEALTH_RESERVE_CONNECTIONS: z.coerce.number().int().min(0).max(10_000).default(16),
+  // Open GraphQL SSE streams (/graphql/stream) per client and per app on this instance; one more
+  // is refused with 429 before it opens. A stream whose reader falls behind by more than
+  // STREAM_QUEUE_EVENTS events or STREAM_QUEUE_BYTES bytes (queued here and unread in the
+  // socket) is closed with a `stream_lagging` error; the client resumes with `after`.
+  STREAMS_PER_CLIENT: z.coerce.number().int().min(1).max(100_000).default(20),
+  STREAMS_PER_APP: z.coerce.number().int().min(1).max(100_000).default(100),
+  STREAM_QUEUE_EVENTS: z.coerce.number().int().min(1).max(100_000).default(500),
+  STREAM_QUEUE_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024 * 1024).default(1024 * 1024),
   WEBHOOK_ALLOW_PRIVATE: flag,
   // Browser origins allowed to call the API (comma-separated, or *); unset: CORS closed.
   CORS_ORIGINS: z
@@ -85,6 +102,11 @@ const envSchema = z.object({
   WEBHOOK_POLL_MS: ms(0, HOUR_MS, 1000),
   WEBHOOK_TIMEOUT_MS: ms(100, 60000, 15000),
   WEBHOOK_BATCH: z.coerce.number().int().min(1).max(500).default(20),
+  // Sends in flight per process, per app and per endpoint (scheme, host and port): a receiver
+  // that never answers holds at most its endpoint's share until the timeout, never the others'.
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
+  WEBHOOK_APP_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(8),
+  WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(4),
   WEBHOOK_RETRY_SCHEDULE: z
     .string()
     .regex(/^\d+(\.\d+)?(,\d+(\.\d+)?)*$/, 'comma-separated seconds, e.g. 5,300,1800')
@@ -99,6 +121,18 @@ const envSchema = z.object({
 
 export type Config = z.infer<typeof envSchema>;
 
+/** Settings that are valid alone but not together. */
+function crossChecks(config: Config): string[] {
+  const problems: string[] = [];
+  // Node refuses a headers timeout longer than the request's.
+  if (config.HEADERS_TIMEOUT_MS > config.REQUEST_TIMEOUT_MS) problems.push('HEADERS_TIMEOUT_MS: must not exceed REQUEST_TIMEOUT_MS');
+  // Both name other connections to the PostgreSQL database of DATABASE_URL: without it there is none.
+  for (const name of ['DATABASE_DIRECT_URL', 'DATABASE_REPLICA_URL'] as const) {
+    if (config[name] && !config.DATABASE_URL) problems.push(`${name}: requires DATABASE_URL (embedded storage has no ${name === 'DATABASE_REPLICA_URL' ? 'replica' : 'pooler'})`);
+  }
+  return problems;
+}
+
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   // An empty variable counts as unset (DATABASE_URL= means embedded storage).
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
@@ -108,9 +142,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
     throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
   }
-  // Both name other connections to the PostgreSQL database of DATABASE_URL: without it there is none.
-  const orphans = (['DATABASE_DIRECT_URL', 'DATABASE_REPLICA_URL'] as const).filter((name) => parsed.data[name] && !parsed.data.DATABASE_URL);
-  if (orphans.length > 0) throw new ConfigError(`Invalid configuration: ${orphans.map((name) => `${name}: requires DATABASE_URL (embedded storage has no ${name === 'DATABASE_REPLICA_URL' ? 'replica' : 'pooler'})`).join('; ')}`);
+  const problems = crossChecks(parsed.data);
+  if (problems.length > 0) throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
   return parsed.data;
 }
 

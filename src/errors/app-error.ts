@@ -20,6 +20,8 @@ export const errorStatus = {
   rate_limit_exceeded: 429,
   server_error: 500,
   service_unavailable: 503,
+  // Inside a GraphQL stream only: its reader fell behind and the stream was closed (resume with `after`).
+  stream_lagging: 503,
 } as const;
 
 export type ErrorType = keyof typeof errorStatus;

@@ -13,6 +13,7 @@ import { mountMetrics } from '../observability/endpoint.js';
 import { httpMetrics } from '../observability/http-metrics.js';
 import { rateLimitRejections } from '../observability/metrics.js';
 import { tooLarge } from './body-limit.js';
+import { compressAsset, serveAsset, type CompressedAsset } from './compressed-asset.js';
 import { mountDocs } from './docs.js';
 import { errorResponse, methodNotAllowed, serverError } from './envelope.js';
 import { createGraphQLServer } from './graphql.js';
@@ -187,7 +188,23 @@ export function createMainApp(runtime: Runtime, schema: GraphQLSchema, routes: r
     }
     return response;
   };
-  app.on(['GET', 'POST'], '/graphql', tooLarge, async (c, next) => (isGraphiQLPage(c) ? next() : graphqlAuth(c, next)), getParamsAreJson, execute);
+  // GraphiQL's page (megabytes: GraphiQL is bundled in it) is rendered and compressed once, then
+  // served from memory by ETag, so the open page costs a copy, not a render, per request.
+  let graphiqlPage: Promise<CompressedAsset> | undefined;
+  const graphiql = async (c: import('hono').Context<HttpEnv>) => {
+    graphiqlPage ??= (async () => {
+      const rendered = await yoga.fetch(new Request(new URL('/graphql', c.req.url), { headers: { accept: 'text/html' } }), c.get('requestContext'));
+      if (!rendered.ok) throw new Error(`GraphiQL page render failed: ${rendered.status}`);
+      return compressAsset(await rendered.text(), rendered.headers.get('content-type') ?? 'text/html; charset=utf-8');
+    })();
+    try {
+      return serveAsset(c, await graphiqlPage, 'no-cache');
+    } catch (error) {
+      graphiqlPage = undefined;
+      throw error;
+    }
+  };
+  app.on(['GET', 'POST'], '/graphql', tooLarge, async (c, next) => (isGraphiQLPage(c) ? graphiql(c) : graphqlAuth(c, next)), getParamsAreJson, execute);
   app.all('/graphql', methodNotAllowed('Use GET or POST'));
   // graphql-sse, distinct-connections mode (DESIGN section 1): the token is checked on connect,
   // scopes and app access when the subscription starts.

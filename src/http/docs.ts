@@ -8,6 +8,7 @@ import { buildOpenApiDocument } from '../openapi/document.js';
 import type { RestRoute } from '../rest/adapter.js';
 import type { Runtime } from '../runtime.js';
 import { videoHostRoutes } from '../video/rest.js';
+import { compressAsset, serveAsset, type CompressedAsset } from './compressed-asset.js';
 import { methodNotAllowed } from './envelope.js';
 import type { HttpEnv } from './types.js';
 
@@ -69,11 +70,19 @@ export function mountDocs(app: Hono<HttpEnv>, v1: Hono<HttpEnv>, runtime: Runtim
   app.get('/docs', (c) => c.html(page));
   app.all('/docs', methodNotAllowed('Use GET'));
   app.get('/docs/init.js', (c) => c.body(init, 200, { 'content-type': 'text/javascript; charset=utf-8' }));
+  // Read and compressed once per file (a closed set), then served from memory by ETag.
+  const compressed = new Map<string, Promise<CompressedAsset>>();
   app.get('/docs/assets/:file', async (c) => {
     const file = c.req.param('file');
     const type = assets[file];
     if (!type) throw new AppError('not_found', 'No such file');
-    const content = await readFile(join(swaggerDir, file));
-    return c.body(content, 200, { 'content-type': type, 'cache-control': 'public, max-age=86400' });
+    let asset = compressed.get(file);
+    if (!asset) compressed.set(file, (asset = readFile(join(swaggerDir, file)).then((content) => compressAsset(content, type))));
+    try {
+      return serveAsset(c, await asset, 'public, max-age=86400');
+    } catch (error) {
+      compressed.delete(file);
+      throw error;
+    }
   });
 }

@@ -17,6 +17,90 @@ const withoutHttp = (result: ExecutionResult): ExecutionResult =>
     ? ({ ...result, errors: result.errors.map((e) => clientError(e)) } as unknown as ExecutionResult)
     : result;
 
+/** Bytes handed to graphql-sse and not yet read by the socket writer, past which a stream waits. */
+const HIGH_WATER_BYTES = 64 * 1024;
+
+/** A stream's bytes produced (results handed to graphql-sse) and consumed (read by the socket writer). */
+interface Flow {
+  produced: number;
+  consumed: number;
+  closed: boolean;
+  wake?: () => void;
+}
+
+const wakeFlow = (flow: Flow) => {
+  const wake = flow.wake;
+  flow.wake = undefined;
+  wake?.();
+};
+
+/**
+ * graphql-sse pulls a subscription's results as fast as they come and queues them (unbounded)
+ * until the client reads. This pulls the next result only while less than HIGH_WATER_BYTES wait
+ * unread, so a slow reader's backlog stays in the subscription's own bounded queue, which ends
+ * the stream with stream_lagging when it overflows.
+ */
+function paced<T>(source: AsyncIterable<T>, flow: Flow): AsyncGenerator<T> {
+  const iterator = source[Symbol.asyncIterator]();
+  const finished = { done: true, value: undefined } as IteratorResult<T>;
+  const stop = async () => {
+    flow.closed = true;
+    wakeFlow(flow);
+    return (await iterator.return?.()) ?? finished;
+  };
+  const wrapper = {
+    async next(): Promise<IteratorResult<T>> {
+      while (!flow.closed && flow.produced - flow.consumed > HIGH_WATER_BYTES) await new Promise<void>((resolve) => (flow.wake = resolve));
+      if (flow.closed) return stop();
+      const result = await iterator.next();
+      if (!result.done) flow.produced += JSON.stringify(result.value).length;
+      return result;
+    },
+    return: stop,
+    async throw(error: unknown) {
+      await stop();
+      throw error;
+    },
+    [Symbol.asyncIterator]() {
+      return wrapper;
+    },
+  };
+  return wrapper as unknown as AsyncGenerator<T>;
+}
+
+/** The response body, counting what the socket writer reads into the stream's flow. */
+function counted(body: ReadableStream<Uint8Array>, flow: Flow, Stream: typeof ReadableStream): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  return new Stream<Uint8Array>(
+    {
+      async pull(controller) {
+        const { done, value } = await reader.read();
+        // Cancelled while reading: nothing more may be enqueued.
+        if (flow.closed && !value) return;
+        if (value) {
+          flow.consumed += value.byteLength;
+          wakeFlow(flow);
+          controller.enqueue(value);
+        }
+        if (done) {
+          flow.closed = true;
+          wakeFlow(flow);
+          controller.close();
+        }
+      },
+      cancel(reason) {
+        flow.closed = true;
+        wakeFlow(flow);
+        return reader.cancel(reason);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+const isAsyncIterable = (value: unknown): value is AsyncIterable<unknown> =>
+  typeof value === 'object' && value !== null && typeof (value as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function';
+
 /**
  * GraphQL over SSE (graphql-sse, distinct-connections mode; DESIGN section 1) at `endpoint`, in
  * the shape of @graphql-yoga/plugin-graphql-sse, with the document's own errors answered as on
@@ -27,7 +111,10 @@ const withoutHttp = (result: ExecutionResult): ExecutionResult =>
  */
 export function useGraphQLStream(endpoint: string, mask: (error: unknown) => GraphQLError): Plugin {
   const contexts = new WeakMap<Request, Record<string, unknown>>();
+  const flows = new WeakMap<Request, Flow>();
   let handler: (request: Request, context?: SseRequestContext) => Promise<Response>;
+  // yoga's own classes: a body of another realm's ReadableStream was taken for an async iterable.
+  let fetchAPI: { Response: typeof Response; ReadableStream: typeof ReadableStream };
 
   const refuse = (errors: readonly unknown[]) => {
     const masked = errors.map((e) => mask(e));
@@ -48,6 +135,7 @@ export function useGraphQLStream(endpoint: string, mask: (error: unknown) => Gra
 
   return {
     onYogaInit({ yoga }) {
+      fetchAPI = yoga.fetchAPI as unknown as typeof fetchAPI;
       handler = createHandler(
         {
           onSubscribe(req, params) {
@@ -66,10 +154,19 @@ export function useGraphQLStream(endpoint: string, mask: (error: unknown) => Gra
               return refuse([error]);
             }
             if (errors.length > 0) return refuse(errors);
-            return Promise.resolve(enveloped.contextFactory()).then((contextValue) => {
+            return Promise.resolve(enveloped.contextFactory()).then(async (contextValue) => {
               const args = { schema: enveloped.schema, document, contextValue, variableValues: params.variables, operationName: params.operationName };
               const operation = getOperationAST(document, params.operationName);
-              return operation?.operation === 'subscription' ? enveloped.subscribe(args) : enveloped.execute(args);
+              if (operation?.operation !== 'subscription') return enveloped.execute(args);
+              const result = (await enveloped.subscribe(args)) as ExecutionResult | AsyncIterable<ExecutionResult>;
+              if (isAsyncIterable(result)) {
+                const flow: Flow = { produced: 0, consumed: 0, closed: false };
+                flows.set(req.raw, flow);
+                return paced(result, flow);
+              }
+              // A stream cap reached: refused before the stream opens, as a 429 (not an error event).
+              if (result.errors?.some((e) => mask(e).extensions?.code === 'rate_limit_exceeded')) return refuse(result.errors);
+              return result;
             });
           },
           onNext: (_ctx, _req, result) => withoutHttp(result as ExecutionResult),
@@ -80,7 +177,18 @@ export function useGraphQLStream(endpoint: string, mask: (error: unknown) => Gra
     onRequest({ request, endResponse, serverContext }) {
       if (request.url.split('?', 1)[0]!.endsWith(endpoint)) {
         contexts.set(request, serverContext as Record<string, unknown>);
-        return handler(request).then(withCodes).then(endResponse);
+        return handler(request)
+          .then(withCodes)
+          .then((response) => {
+            const flow = flows.get(request);
+            if (!flow || !response.body) return response;
+            return new fetchAPI.Response(counted(response.body, flow, fetchAPI.ReadableStream), {
+              status: response.status,
+              statusText: response.statusText,
+              headers: response.headers,
+            });
+          })
+          .then(endResponse);
       }
     },
   };

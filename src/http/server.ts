@@ -1,11 +1,15 @@
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { schema } from '../graphql/schema.js';
 import { restRoutes } from '../rest/routes.js';
+import type { Config } from '../config.js';
+import { AppError } from '../errors/app-error.js';
 import type { Runtime } from '../runtime.js';
 import { mountMetrics } from '../observability/endpoint.js';
+import { httpConnectionsOpen, httpConnectionsRefused } from '../observability/metrics.js';
 import { createMainApp, createVideoApp } from './app.js';
 import { announcesTooLarge } from './body-limit.js';
 import { answerClientErrors, restErrorBody, videoErrorBody, type ClientErrorBody } from './client-errors.js';
@@ -33,20 +37,69 @@ function answerExpectContinue(server: Server): void {
 }
 
 /**
- * Idle keep-alive connections last KEEP_ALIVE_TIMEOUT_MS (the `Keep-Alive: timeout=` header says
- * so); the time allowed for a request's headers stays a little longer, so a connection is never
- * cut by that timer while it is still within its keep-alive time (the usual advice behind a load
- * balancer). Shutdown closes idle connections at once, whatever this is.
+ * The edge's timeouts (src/config.ts): idle keep-alive connections last KEEP_ALIVE_TIMEOUT_MS
+ * (the `Keep-Alive: timeout=` header says so); a request's headers must arrive within
+ * HEADERS_TIMEOUT_MS and the whole request within REQUEST_TIMEOUT_MS, or it is answered 408 and
+ * its connection closed (answerClientErrors). Neither timer runs while a connection waits idle
+ * between requests, nor once a request is read (a long SSE response is not cut). Node checks them
+ * every `connectionsCheckingInterval` (30 s by default: a trickling client got up to that much
+ * more), here every second.
  */
-function keepAlive(server: Server, keepAliveMs: number): void {
-  server.keepAliveTimeout = keepAliveMs;
-  server.headersTimeout = Math.max(server.headersTimeout, keepAliveMs + 1000);
+const CHECK_INTERVAL_MS = 1000;
+function timeouts(server: Server, config: Config): void {
+  server.keepAliveTimeout = config.KEEP_ALIVE_TIMEOUT_MS;
+  server.headersTimeout = config.HEADERS_TIMEOUT_MS;
+  server.requestTimeout = config.REQUEST_TIMEOUT_MS;
 }
 
-function listen(app: Hono<HttpEnv>, port: number, hostname: string, keepAliveMs: number, errorBody: ClientErrorBody = restErrorBody): Promise<Server> {
+const HEALTH_PATHS = new Set(['/healthz', '/readyz']);
+
+/**
+ * The connection cap: up to MAX_CONNECTIONS open connections serve everything; the next
+ * HEALTH_RESERVE_CONNECTIONS serve /healthz and /readyz only (anything else is answered 503,
+ * connection closed), so an orchestrator's checks still get through while the API is saturated;
+ * past both, node closes new connections unanswered. Returns the fetch that applies it.
+ */
+function connectionCap(server: Server, config: Config, listener: string, errorBody: ClientErrorBody, fetch: Hono<HttpEnv>['fetch']): Hono<HttpEnv>['fetch'] {
+  const max = config.MAX_CONNECTIONS;
+  server.maxConnections = max + config.HEALTH_RESERVE_CONNECTIONS;
+  const inReserve = new WeakSet<Socket>();
+  let open = 0;
+  server.on('connection', (socket: Socket) => {
+    open++;
+    httpConnectionsOpen.set({ listener }, open);
+    if (open > max) inReserve.add(socket);
+    socket.once('close', () => {
+      open--;
+      httpConnectionsOpen.set({ listener }, open);
+    });
+  });
+  server.on('drop', () => httpConnectionsRefused.inc({ listener, reason: 'dropped' }));
+  return (request, env, ...rest) => {
+    const incoming = (env as { incoming?: IncomingMessage; outgoing?: ServerResponse } | undefined)?.incoming;
+    const socket = incoming?.socket;
+    if (!socket || !inReserve.has(socket)) return fetch(request, env, ...rest);
+    // A reserved connection is not kept: it is for one health check at a time.
+    (env as { outgoing?: ServerResponse }).outgoing?.setHeader('connection', 'close');
+    if (HEALTH_PATHS.has(new URL(request.url).pathname)) return fetch(request, env, ...rest);
+    httpConnectionsRefused.inc({ listener, reason: 'reserve' });
+    const error = new AppError('service_unavailable', 'The server is at its connection limit: retry shortly');
+    return new Response(JSON.stringify(errorBody(error)), {
+      status: 503,
+      headers: { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1', 'x-request-id': randomUUID() },
+    });
+  };
+}
+
+function listen(app: Hono<HttpEnv>, port: number, hostname: string, config: Config, listener: string, errorBody: ClientErrorBody = restErrorBody): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch: app.fetch, port, hostname }, () => resolve(server as Server)) as Server;
-    keepAlive(server, keepAliveMs);
+    let capped: Hono<HttpEnv>['fetch'] = app.fetch;
+    const server = serve(
+      { fetch: (...args) => capped(...args), port, hostname, serverOptions: { connectionsCheckingInterval: CHECK_INTERVAL_MS } },
+      () => resolve(server as Server),
+    ) as Server;
+    capped = connectionCap(server, config, listener, errorBody, app.fetch);
+    timeouts(server, config);
     answerExpectContinue(server);
     answerClientErrors(server, errorBody);
     server.once('error', reject);
@@ -60,11 +113,11 @@ function metricsApp(runtime: Runtime): Hono<HttpEnv> {
 }
 
 export async function startServers(runtime: Runtime, ports: { main: number; video: number; host: string }): Promise<RunningServers> {
-  const keepAliveMs = runtime.config.KEEP_ALIVE_TIMEOUT_MS;
-  const main = await listen(createMainApp(runtime, schema, restRoutes), ports.main, ports.host, keepAliveMs);
-  const video = await listen(createVideoApp(runtime, schema), ports.video, ports.host, keepAliveMs, videoErrorBody);
+  const config = runtime.config;
+  const main = await listen(createMainApp(runtime, schema, restRoutes), ports.main, ports.host, config, 'main');
+  const video = await listen(createVideoApp(runtime, schema), ports.video, ports.host, config, 'video', videoErrorBody);
   // METRICS_PORT: /metrics on a listener of its own (not on the main one).
-  const metrics = runtime.config.METRICS_PORT === undefined ? undefined : await listen(metricsApp(runtime), runtime.config.METRICS_PORT, ports.host, keepAliveMs);
+  const metrics = config.METRICS_PORT === undefined ? undefined : await listen(metricsApp(runtime), config.METRICS_PORT, ports.host, config, 'metrics');
   runtime.webhooks.start();
   const closeOne = (server: Server) =>
     new Promise<void>((resolve) => {

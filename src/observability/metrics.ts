@@ -112,3 +112,36 @@ export const dbReplicaBehind = new Gauge({
   labelNames: ['replica'] as const,
   registers: [registry],
 });
+
+export const httpConnectionsOpen = new Gauge({
+  name: 'switchboard_http_connections_open',
+  help: 'Open TCP connections by listener (main, video, metrics); MAX_CONNECTIONS caps each, plus HEALTH_RESERVE_CONNECTIONS for health checks.',
+  labelNames: ['listener'] as const,
+  registers: [registry],
+});
+
+export const httpConnectionsRefused = new Counter({
+  name: 'switchboard_http_connections_refused_total',
+  help: 'Connections turned away by listener and reason: reserve (over MAX_CONNECTIONS, a request other than a health check answered 503) or dropped (over the reserve too, closed unanswered).',
+  labelNames: ['listener', 'reason'] as const,
+  registers: [registry],
+});
+
+export const sseStreamsClosedLagging = new Counter({
+  name: 'switchboard_sse_streams_closed_lagging_total',
+  help: 'GraphQL streams closed because their reader fell behind (STREAM_QUEUE_EVENTS or STREAM_QUEUE_BYTES), with a stream_lagging error.',
+  registers: [registry],
+});
+
+export const sseStreamsRefused = new Counter({
+  name: 'switchboard_sse_streams_refused_total',
+  help: 'GraphQL streams refused with 429 before opening, by the cap reached: client (STREAMS_PER_CLIENT) or app (STREAMS_PER_APP).',
+  labelNames: ['cap'] as const,
+  registers: [registry],
+});
+
+export const webhookSendsInFlight = new Gauge({
+  name: 'switchboard_webhook_sends_in_flight',
+  help: 'Webhook sends under way in this process (at most WEBHOOK_CONCURRENCY).',
+  registers: [registry],
+});

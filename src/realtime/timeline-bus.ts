@@ -2,6 +2,7 @@ import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import type { Database, Tx } from '../db/client.js';
 import type { Logger } from '../log.js';
 import { scheduledCallEvents, type ScheduledCallEventRow } from '../scheduling/tables.js';
+import { StreamSlots } from './stream-slots.js';
 
 // Timeline events reach subscribers when their transaction commits, on every instance
 // (DESIGN section 7): the writer sends NOTIFY inside its transaction (PostgreSQL delivers it at
@@ -60,6 +61,8 @@ export class TimelineBus {
   // Notifications are dispatched one after another: a large event read back from the table, or
   // one served over several turns, is not overtaken by the next, so streams see events in order.
   private dispatching: Promise<void> = Promise.resolve();
+  /** Open streams per client and per app (the caps are checked when a stream opens). */
+  readonly streams = new StreamSlots();
 
   constructor(
     private readonly database: Database,

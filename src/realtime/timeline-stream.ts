@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { stillAuthorized } from '../auth/oauth.js';
-import { validationFailed } from '../errors/app-error.js';
+import { AppError, validationFailed } from '../errors/app-error.js';
+import { sseStreamsClosedLagging } from '../observability/metrics.js';
 import type { RequestContext } from '../runtime.js';
 import { scheduledCallEvents, type ScheduledCallEventRow } from '../scheduling/tables.js';
 import { eventsAfter } from './timeline-bus.js';
@@ -19,15 +20,44 @@ export async function openTimeline(
   filter: { appId: string; callId?: string },
   after: string | undefined,
 ): Promise<AsyncGenerator<ScheduledCallEventRow>> {
-  // Checked before the stream starts, so a bad `after` is an error result, not a broken stream.
-  const afterSeq = after === undefined ? undefined : await seqOf(ctx, filter, after);
-  return timelineStream(ctx, filter, afterSeq);
+  const release = ctx.runtime.timeline.streams.acquire(ctx.auth?.clientId ?? '', filter.appId, ctx.runtime.config);
+  try {
+    // Checked before the stream starts, so a bad `after` is an error result, not a broken stream.
+    const afterSeq = after === undefined ? undefined : await seqOf(ctx, filter, after);
+    return timelineStream(ctx, filter, afterSeq, release);
+  } catch (error) {
+    release();
+    throw error;
+  }
 }
+
+/** What a stream closed for lag yields last: its resolver turns it into a stream_lagging error. */
+interface Lagging {
+  readonly lagging: true;
+  readonly lastId: string | undefined;
+}
+
+/** The subscription fields' resolver: an event, or the error that ends a stream that fell behind. */
+export function resolveTimelineEvent(event: ScheduledCallEventRow): ScheduledCallEventRow {
+  const lag = event as unknown as Partial<Lagging>;
+  if (lag.lagging !== true) return event;
+  const resume = lag.lastId ? `subscribe again with after: "${lag.lastId}"` : 'subscribe again (with after: the id of the last event you received)';
+  throw new AppError('stream_lagging', `The stream fell too far behind its reader and was closed: ${resume}`);
+}
+
+/** Bytes an event is taken to hold while queued: its JSON, measured once per event (shared by all streams). */
+const sizes = new WeakMap<ScheduledCallEventRow, number>();
+const sizeOf = (event: ScheduledCallEventRow) => {
+  let size = sizes.get(event);
+  if (size === undefined) sizes.set(event, (size = JSON.stringify(event).length));
+  return size;
+};
 
 function timelineStream(
   ctx: RequestContext,
   filter: { appId: string; callId?: string },
   afterSeq: number | undefined,
+  release: () => void,
 ): AsyncGenerator<ScheduledCallEventRow> {
   // A hand-written iterator, not an async generator: when the client goes away graphql-sse calls
   // return(), which must unsubscribe at once even while next() is waiting for an event (an async
@@ -35,6 +65,12 @@ function timelineStream(
   const { runtime, auth } = ctx;
   const database = runtime.database;
   const buffer: ScheduledCallEventRow[] = [];
+  // Live events waiting for the reader, bounded: a reader that falls behind by more than
+  // STREAM_QUEUE_EVENTS events or STREAM_QUEUE_BYTES is told so and the stream ends.
+  const { STREAM_QUEUE_EVENTS, STREAM_QUEUE_BYTES } = runtime.config;
+  let queuedBytes = 0;
+  let lagging = false;
+  let lastId: string | undefined;
   const replay: ScheduledCallEventRow[] = [];
   const replayed = new Set<number>();
   let replayFrom = afterSeq;
@@ -44,7 +80,14 @@ function timelineStream(
   const unsubscribe = runtime.timeline.subscribe(
     filter,
     (event) => {
+      if (ended) return;
+      const size = sizeOf(event);
+      if (buffer.length >= STREAM_QUEUE_EVENTS || queuedBytes + size > STREAM_QUEUE_BYTES) {
+        lag();
+        return;
+      }
       buffer.push(event);
+      queuedBytes += size;
       wake();
     },
     () => {
@@ -59,9 +102,16 @@ function timelineStream(
   function end() {
     ended = true;
     buffer.length = 0;
+    queuedBytes = 0;
     replay.length = 0;
     replayFrom = undefined;
     wake();
+  }
+  function lag() {
+    sseStreamsClosedLagging.inc();
+    lagging = true;
+    unsubscribe();
+    end();
   }
   function wake() {
     if (!waiting) return;
@@ -79,6 +129,7 @@ function timelineStream(
   function takeLive(): ScheduledCallEventRow | undefined {
     while (buffer.length > 0) {
       const event = buffer.shift()!;
+      queuedBytes -= sizeOf(event);
       if (!replayed.delete(event.seq)) return event;
     }
     return undefined;
@@ -87,6 +138,7 @@ function timelineStream(
     ended = true;
     cancelExpiry?.();
     unsubscribe();
+    release();
     const resolve = waiting;
     waiting = undefined;
     resolve?.(done());
@@ -115,9 +167,20 @@ function timelineStream(
   const iterator: AsyncGenerator<ScheduledCallEventRow> = {
     async next() {
       const next = await nextEvent();
-      if (!next) return finish();
+      if (!next) {
+        if (lagging) {
+          // The last event sent, read now: one already taken from the queue may still have been
+          // on its way out when the queue overflowed.
+          const last: Lagging = { lagging: true, lastId };
+          lagging = false;
+          release();
+          return { value: last as unknown as ScheduledCallEventRow, done: false };
+        }
+        return finish();
+      }
       const [event, check] = next;
       if (check && auth && !(await stillAuthorized(runtime, auth))) return finish();
+      lastId = event.id;
       return { value: event, done: false };
     },
     async return() {

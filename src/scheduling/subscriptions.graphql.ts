@@ -2,7 +2,7 @@ import { builder } from '../graphql/builder.js';
 import { getScheduledCall } from './calls.service.js';
 import { ScheduledCallEvent } from './calls.graphql.js';
 import type { ScheduledCallEventRow } from './tables.js';
-import { openTimeline } from '../realtime/timeline-stream.js';
+import { openTimeline, resolveTimelineEvent } from '../realtime/timeline-stream.js';
 
 // Live timelines over graphql-sse at /graphql/stream (DESIGN section 1; issue 8). Scope and app
 // access are checked when subscribing (scope-auth authorizeOnSubscribe): an unauthorized
@@ -28,7 +28,7 @@ builder.subscriptionField('scheduledCallTimeline', (t) =>
       await getScheduledCall(ctx, args.appId, args.callId);
       return openTimeline(ctx, { appId: args.appId, callId: args.callId }, args.after ?? undefined);
     },
-    resolve: (event: ScheduledCallEventRow) => event,
+    resolve: (event: ScheduledCallEventRow) => resolveTimelineEvent(event),
   }),
 );
 
@@ -44,6 +44,6 @@ builder.subscriptionField('scheduledCallEvents', (t) =>
       after: t.arg(afterArg('Resume after this event (the last one received).')),
     },
     subscribe: (_root, args, ctx) => openTimeline(ctx, { appId: args.appId }, args.after ?? undefined),
-    resolve: (event: ScheduledCallEventRow) => event,
+    resolve: (event: ScheduledCallEventRow) => resolveTimelineEvent(event),
   }),
 );

@@ -41,7 +41,11 @@ const WebhookDelivery = builder.objectRef<WebhookDeliveryRow>('WebhookDelivery')
     status: t.exposeString('status', { description: `One of ${deliveryStatuses.join(', ')}.` }),
     attempts: t.exposeInt('attempts', { description: 'Attempts made so far.' }),
     lastResponseCode: t.exposeInt('lastResponseCode', { nullable: true, description: 'HTTP status of the last attempt; null when no response came.' }),
-    lastError: t.exposeString('lastError', { nullable: true, description: 'What went wrong in the last attempt, if anything.' }),
+    lastError: t.exposeString('lastError', {
+      nullable: true,
+      description:
+        'What went wrong in the last attempt, as a category: http_<status>, timeout, connection_refused, connection_reset, unreachable, dns_error, tls_error, address_refused, network_error, interrupted or subscription_deleted.',
+    }),
     nextAttemptAt: t.field({
       type: 'DateTime',
       nullable: true,

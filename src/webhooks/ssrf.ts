@@ -15,8 +15,12 @@ for (const [net, prefix] of [
   ['169.254.0.0', 16], // link-local, cloud metadata
   ['172.16.0.0', 12],
   ['192.0.0.0', 24],
+  ['192.0.2.0', 24], // documentation (RFC 5737)
+  ['192.88.99.0', 24], // former 6to4 relay anycast (RFC 7526)
   ['192.168.0.0', 16],
   ['198.18.0.0', 15], // benchmarking
+  ['198.51.100.0', 24], // documentation
+  ['203.0.113.0', 24], // documentation
   ['224.0.0.0', 4], // multicast
   ['240.0.0.0', 4], // reserved and broadcast
 ] as const) {
@@ -33,6 +37,8 @@ for (const [net, prefix] of [
   // IPv4 may be any internal one and no webhook receiver is served over it.
   ['2001::', 32],
   ['2001:db8::', 32], // documentation (RFC 3849)
+  ['3fff::', 20], // documentation (RFC 9637)
+  ['5f00::', 16], // segment routing SIDs (RFC 9602), not routed on the internet
   ['100::', 64], // discard-only (RFC 6666)
 ] as const) {
   blocked.addSubnet(net, prefix, 'ipv6');
@@ -123,7 +129,9 @@ export async function assertPublicUrl(raw: string, allowPrivate: boolean): Promi
   }
   const refused = addresses.find(isPrivateAddress);
   if (refused !== undefined) {
-    throw new UnsafeUrlError(`resolves to ${refused}, a private, loopback or link-local address (set WEBHOOK_ALLOW_PRIVATE=1 to allow)`);
+    // A name's resolution is not told: it would let a tenant map internal DNS through this answer.
+    const what = isIP(host) ? `resolves to ${refused},` : 'resolves to';
+    throw new UnsafeUrlError(`${what} a private, loopback or link-local address (or one never routed) (set WEBHOOK_ALLOW_PRIVATE=1 to allow)`);
   }
   return url;
 }

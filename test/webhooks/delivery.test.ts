@@ -46,7 +46,7 @@ describe('scheduled.cancelled webhooks', () => {
     const t0 = new Date();
     expect(await run(t0)).toMatchObject({ claimed: 1, retrying: 1 });
     const [afterFirst] = await deliveriesOf(server, tenant.appId);
-    expect(afterFirst).toMatchObject({ status: 'pending', attempts: 1, lastResponseCode: 500, lastError: 'HTTP 500' });
+    expect(afterFirst).toMatchObject({ status: 'pending', attempts: 1, lastResponseCode: 500, lastError: 'http_500' });
     const delay = afterFirst!.nextAttemptAt.getTime() - t0.getTime();
     expect(delay).toBeGreaterThanOrEqual(4500);
     expect(delay).toBeLessThanOrEqual(5500);
@@ -159,7 +159,7 @@ describe('retries', () => {
       const [row] = await deliveriesOf(server, tenant.appId);
       expect(row!.attempts).toBe(attempt);
       if (attempt === 10) {
-        expect(row).toMatchObject({ status: 'failed', lastResponseCode: 503, lastError: 'HTTP 503' });
+        expect(row).toMatchObject({ status: 'failed', lastResponseCode: 503, lastError: 'http_503' });
         break;
       }
       expect(row!.status).toBe('pending');
@@ -236,7 +236,7 @@ describe('retries', () => {
     const [row] = await deliveriesOf(server, tenant.appId);
     expect(receiver.received).toHaveLength(before);
     expect(row).toMatchObject({ status: 'pending', attempts: 1, lastResponseCode: null });
-    expect(row!.lastError).toMatch(/^refused: resolves to 127\.0\.0\.1/);
+    expect(row!.lastError).toBe('address_refused');
   });
 
   it('refuses at delivery time the NAT64 local-use, IPv4-compatible and site-local forms of an internal address', async () => {
@@ -253,7 +253,7 @@ describe('retries', () => {
       await guarded.runOnce(secondsAfter(new Date(), 1));
       const [row] = await deliveriesOf(server, tenant.appId);
       expect(row, host).toMatchObject({ status: 'pending', attempts: 1, lastResponseCode: null });
-      expect(row!.lastError, host).toMatch(/^refused: resolves to /);
+      expect(row!.lastError, host).toBe('address_refused');
     }
     expect(receiver.received).toHaveLength(0);
   });
@@ -411,7 +411,7 @@ describe('the poller, on the real clock', () => {
     receiver.hold();
     await a.cancel((await a.create(booking(futureDay(4, 11)))).body.data.call.id);
     await until(async () => (await deliveriesOf(live, tenant.appId))[0]?.status === 'failed');
-    expect((await deliveriesOf(live, tenant.appId))[0]).toMatchObject({ attempts: 3, lastResponseCode: null, lastError: 'no response within 500 ms' });
+    expect((await deliveriesOf(live, tenant.appId))[0]).toMatchObject({ attempts: 3, lastResponseCode: null, lastError: 'timeout' });
     expect(receiver.received).toHaveLength(3);
     receiver.release();
   });

@@ -45,7 +45,7 @@ describe('a paused subscription', () => {
     // Due, and due again an hour later: never picked while paused.
     for (const at of [secondsAfter(t0, 10), secondsAfter(t0, 3600)]) expect((await run(at)).claimed).toBe(0);
     const [paused] = await deliveries();
-    expect(paused).toMatchObject({ status: 'pending', attempts: 1, lastResponseCode: 500, lastError: 'HTTP 500', lockedUntil: null, paused: true });
+    expect(paused).toMatchObject({ status: 'pending', attempts: 1, lastResponseCode: 500, lastError: 'http_500', lockedUntil: null, paused: true });
     expect(paused!.nextAttemptAt).toEqual(first!.nextAttemptAt);
     expect(receiver.received).toHaveLength(1);
 

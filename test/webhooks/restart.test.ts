@@ -87,7 +87,7 @@ describe('restart in the middle of retries', () => {
     const second = await startTestServer({ ...settings, ...storage });
     cleanups.push(() => second.close());
     const [row] = await deliveriesOf(second, tenant.appId);
-    expect(row).toMatchObject({ status: 'pending', attempts: 1, lastError: 'interrupted by shutdown', lockedUntil: null });
+    expect(row).toMatchObject({ status: 'pending', attempts: 1, lastError: 'interrupted', lockedUntil: null });
     await second.runtime.webhooks.runOnce(new Date());
     expect(receiver.received.map((m) => m.headers['webhook-id'])).toEqual([delivery.id, delivery.id]);
     expect((await deliveriesOf(second, tenant.appId))[0]).toMatchObject({ status: 'succeeded', attempts: 2 });

@@ -47,12 +47,23 @@ describe('isPrivateAddress', () => {
     '2001::1',
     '2001:db8::1',
     '100::1',
+    // Documentation 192.0.2.0/24, 198.51.100.0/24, 203.0.113.0/24 and 3fff::/20, the former 6to4
+    // anycast 192.88.99.0/24, segment-routing SIDs 5f00::/16 (also inside a mapped IPv6).
+    '192.0.2.1',
+    '198.51.100.200',
+    '203.0.113.9',
+    '192.88.99.1',
+    '::ffff:203.0.113.9',
+    '3fff::1',
+    '3fff:fff:ffff::1',
+    '5f00::1',
+    '5f00:ffff::1',
     'not-an-address',
   ])('%s is refused', (address) => {
     expect(isPrivateAddress(address)).toBe(true);
   });
 
-  it.each(['93.184.215.14', '8.8.8.8', '172.32.0.1', '192.169.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '2002:0808:0808::1', '64:ff9b::8.8.8.8', '64:ff9b:1::808:808', '::8.8.8.8', '2001:4860:4860::8888', '2001:1::1', '100:0:0:1::1'])(
+  it.each(['93.184.215.14', '8.8.8.8', '172.32.0.1', '192.169.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '2002:0808:0808::1', '64:ff9b::8.8.8.8', '64:ff9b:1::808:808', '::8.8.8.8', '2001:4860:4860::8888', '2001:1::1', '100:0:0:1::1', '192.0.3.1', '198.51.101.1', '203.0.114.1', '192.88.100.1', '3fff:1000::1', '5f01::1'])(
     '%s is public',
     (address) => {
       expect(isPrivateAddress(address)).toBe(false);
@@ -69,6 +80,12 @@ describe('assertPublicUrl', () => {
   it('allows a loopback URL only with allowPrivate', async () => {
     await expect(assertPublicUrl('http://localhost:8080/x', false)).rejects.toThrow(/private, loopback or link-local/);
     await expect(assertPublicUrl('http://localhost:8080/x', true)).resolves.toBeInstanceOf(URL);
+  });
+
+  it("does not tell the address a name resolves to (no mapping of internal DNS through it), only a literal's", async () => {
+    const named = await assertPublicUrl('http://localhost:8080/x', false).catch((e: Error) => e.message);
+    expect(named).not.toMatch(/127\.0\.0\.1|::1/);
+    await expect(assertPublicUrl('http://203.0.113.7/x', false)).rejects.toThrow(/resolves to 203\.0\.113\.7,/);
   });
 });
 

@@ -1,0 +1,151 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { connect, type Socket } from 'node:net';
+import { afterAll, describe, expect, it } from 'vitest';
+import { webhookFairness } from '../../bench/webhook-fairness.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { futureDay } from '../scheduling/fixtures.js';
+import { produceEvents, rawStream, type RawStream } from '../realtime/stream-helpers.js';
+import { booking, schedulingTenant } from '../webhooks/fixtures.js';
+
+// Hostile load against a real server (loopback only, bounded in count and time): readers that
+// never read, slow bodies past the connection cap, a tenant whose webhook receivers never answer.
+// Each asserts no 5xx where the service is not full by design, a healthy /readyz, and the heap
+// after a forced full GC (the service's own metric) within a bound. HOSTILE_SCALE (default 1)
+// multiplies the counts: `npm run soak:edge` runs them larger.
+const SCALE = Number(process.env.HOSTILE_SCALE ?? 1);
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+const servers: TestServer[] = [];
+afterAll(async () => {
+  for (const s of servers) await s.close();
+});
+
+async function serve(config: Record<string, string>): Promise<TestServer> {
+  const server = await startTestServer({ METRICS: '1', ...config });
+  servers.push(server);
+  return server;
+}
+
+async function metric(server: TestServer, name: string): Promise<number> {
+  const text = await (await fetch(`${server.url}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`));
+  return line ? Number(line.split(' ').pop()) : NaN;
+}
+
+/** The service's heap-after-major-GC metric, after forcing a full collection. */
+async function heapAfterGc(server: TestServer): Promise<number> {
+  gc();
+  await new Promise((r) => setTimeout(r, 200));
+  return metric(server, 'switchboard_nodejs_heap_used_after_major_gc_bytes');
+}
+
+/** Figures for docs/RELIABILITY.md, one JSON line on stderr per attack. */
+const report = (attack: string, figures: object) => process.stderr.write(`[hostile] ${JSON.stringify({ attack, scale: SCALE, ...figures })}\n`);
+
+const until = async (what: () => boolean | Promise<boolean>, ms = 30_000) => {
+  const deadline = Date.now() + ms;
+  while (!(await what())) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+};
+
+const FULL = 'subscription($appId: UUID!, $after: UUID) { scheduledCallEvents(appId: $appId, after: $after) { id eventType actorType actorId payload createdAt } }';
+
+describe('readers that never read while the app writes', () => {
+  it(`${30 * SCALE} paused streams, ${1500 * SCALE} events of 2 KB: closed for lag, bounded heap, the next stream past the cap is 429, /readyz healthy`, async () => {
+    const streams = 30 * SCALE;
+    const server = await serve({ STREAMS_PER_CLIENT: String(streams), STREAMS_PER_APP: String(streams + 5), STREAM_QUEUE_EVENTS: '200', STREAM_QUEUE_BYTES: '262144' });
+    const { tenant, a } = await schedulingTenant(server);
+    const callId = (await a.create(booking(futureDay(3, 10)))).body.data.call.id as string;
+    await fetch(`${server.url}/metrics`);
+    const before = await heapAfterGc(server);
+
+    const open: RawStream[] = [];
+    for (let i = 0; i < streams; i++) open.push(await rawStream(server, tenant.accessToken, FULL, { appId: tenant.appId }, { paused: true }));
+    expect(await Promise.all(open.map((s) => s.status))).toEqual(open.map(() => 200));
+    const refused = await rawStream(server, tenant.accessToken, FULL, { appId: tenant.appId });
+    expect(await refused.status).toBe(429);
+    refused.socket.destroy();
+
+    const produced = await produceEvents(server, tenant.appId, callId, 1500 * SCALE, 2000);
+    await until(async () => (await metric(server, 'switchboard_sse_streams_closed_lagging_total')) >= streams);
+    const after = await heapAfterGc(server);
+    report('paused streams', { streams, events: produced.length, heapAfterGcMB: [before, after].map((b) => Math.round(b / 1e5) / 10) });
+    // Without the bounds this grew by the events times the streams (90 MB here, and without end).
+    expect(after - before).toBeLessThan(48 * 1024 * 1024);
+    expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+
+    // One reader comes back: it reads to the lag error, then resumes with after and gets the rest.
+    const back = open[0]!;
+    back.socket.resume();
+    await until(() => back.messages().some((m) => m.event === 'complete'));
+    const seen = back.messages().flatMap((m) => (m.data?.data?.scheduledCallEvents ? [m.data.data.scheduledCallEvents.id] : []));
+    expect(back.messages().at(-2)!.data!.errors![0]!.extensions).toEqual({ code: 'stream_lagging' });
+    for (const s of open) s.socket.destroy();
+    await until(async () => (await metric(server, 'switchboard_sse_connections_open')) === 0);
+    const resumed = await rawStream(server, tenant.accessToken, 'subscription($appId: UUID!, $after: UUID) { scheduledCallEvents(appId: $appId, after: $after) { id } }', {
+      appId: tenant.appId,
+      after: seen.at(-1),
+    });
+    await until(() => resumed.messages().length >= produced.length - seen.length);
+    expect(resumed.messages().map((m) => m.data?.data?.scheduledCallEvents?.id)).toEqual(produced.slice(seen.length));
+    resumed.socket.destroy();
+  }, 120_000);
+});
+
+describe('slow request bodies past the connection cap', () => {
+  it(`${300 * SCALE} sockets trickling bodies (cap 200): cut by the request timeout, /readyz answers throughout, no 5xx but the reserve's 503`, async () => {
+    const server = await serve({ MAX_CONNECTIONS: '200', HEALTH_RESERVE_CONNECTIONS: '8', HEADERS_TIMEOUT_MS: '2000', REQUEST_TIMEOUT_MS: '3000' });
+    const { hostname, port } = new URL(server.url);
+    const sockets: { socket: Socket; text: string }[] = [];
+    const opened = performance.now();
+    for (let i = 0; i < 300 * SCALE; i++) {
+      const entry = { socket: connect(Number(port), hostname), text: '' };
+      entry.socket.on('error', () => {});
+      entry.socket.on('data', (c) => (entry.text += c.toString()));
+      entry.socket.write(`POST /api/v1/oauth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{`);
+      sockets.push(entry);
+    }
+    const trickle = setInterval(() => {
+      for (const s of sockets) if (s.socket.writable) s.socket.write(' ');
+    }, 250);
+    try {
+      await new Promise((r) => setTimeout(r, 500));
+      const readyTimes: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const started = performance.now();
+        const ready = await fetch(`${server.url}/readyz`);
+        expect(ready.status).toBe(200);
+        readyTimes.push(performance.now() - started);
+        await new Promise((r) => setTimeout(r, 300));
+      }
+      expect(Math.max(...readyTimes)).toBeLessThan(1000);
+      // Every trickling socket is closed within the request timeout (plus the check interval).
+      await until(() => sockets.every((s) => s.socket.destroyed || s.socket.readableEnded), 10_000);
+      report('slow bodies', { sockets: sockets.length, readyzMs: readyTimes.map(Math.round), allClosedAfterMs: Math.round(performance.now() - opened) });
+    } finally {
+      clearInterval(trickle);
+      for (const s of sockets) s.socket.destroy();
+    }
+    const statuses = sockets.map((s) => /^HTTP\/1\.1 (\d{3})/.exec(s.text)?.[1] ?? 'closed');
+    expect(statuses.filter((s) => s.startsWith('5') && s !== '503')).toEqual([]);
+    expect(statuses.filter((s) => s === '408').length).toBeGreaterThanOrEqual(150);
+    expect((await fetch(`${server.url}/api/v1/openapi.json`)).status).toBe(200);
+  }, 60_000);
+});
+
+describe('a tenant whose webhook receivers never answer', () => {
+  it("leaves another tenant's delivery latency within twice its idle value", async () => {
+    const server = await serve({ WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_POLL_MS: '100', WEBHOOK_TIMEOUT_MS: '3000' });
+    const result = await webhookFairness(server, { deadSubscriptions: 20, rounds: 6 * SCALE, deadRate: 2 });
+    report('dead receivers', { idle: result.idle, withDeadApp: result.withDeadApp, deadSends: result.deadSends });
+    expect(result.withDeadApp.missing).toBe(0);
+    expect(result.deadSends).toBeGreaterThan(0);
+    // Twice the idle p95, with 100 ms of slack for the poll interval on a shared machine.
+    expect(result.withDeadApp.p95).toBeLessThan(2 * result.idle.p95 + 100);
+    expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+  }, 120_000);
+});
