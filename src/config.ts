@@ -73,7 +73,7 @@ const envSchema = z.object({
   GRAPHQL_METRIC_OPERATION_NAMES: z.coerce.number().int().min(0).max(10_000).default(100),
   // Requests one client may have in flight at once, REST, GraphQL and the video host together
   // (streams excepted): one client's heavy operations queue behind its own, not other tenants'.
-  CLIENT_MAX_CONCURRENT: z.coerce.number().int().min(1).max(10_000).default(8),
+  CLIENT_MAX_CONCURRENT: z.coerce.number().int().min(1).max(10_000).default(16),
   // An operation still resolving after this long stops at its next resolver (503).
   OPERATION_TIMEOUT_MS: ms(100, HOUR_MS, 15_000),
   SHUTDOWN_GRACE_MS: ms(0, HOUR_MS, 10000),
