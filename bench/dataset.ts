@@ -14,6 +14,7 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import postgres from 'postgres';
 import { SCHEDULING_VERSION, schedulingImports } from './scheduling-data.js';
 import type { Dataset, StorageKind } from './types.js';
+import { cursorKeyOf } from '../src/analytics/cursor.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 export const DATA = path.join(ROOT, '.bench-data');
@@ -184,11 +185,14 @@ async function seed(options: DatasetOptions, stateFile: string): Promise<Dataset
 async function probeAndAnalyze(kind: StorageKind, location: string, appId: string, messages: number): Promise<Dataset['probe']> {
   const rowAt = 'select user_phone, created_at, id from messages where app_id = $1 order by created_at desc, id desc offset $2 limit 1';
   type Row = { user_phone: string; created_at: Date | string; id: string };
+  const signerOf = 'select private_jwk ->> \'d\' as d from signing_keys where active order by created_at desc, kid desc limit 1';
   let at: (offset: number) => Promise<Row>;
+  let newestSigningKey: () => Promise<string | undefined>;
   let finish: () => Promise<void>;
   if (kind === 'postgres') {
     const sql = postgres(location, { max: 1, onnotice: () => {} });
     at = async (offset) => (await sql.unsafe<Row[]>(rowAt, [appId, offset]))[0]!;
+    newestSigningKey = async () => (await sql.unsafe<{ d: string }[]>(signerOf))[0]?.d;
     finish = async () => {
       await sql.unsafe('vacuum analyze');
       await sql.end();
@@ -196,6 +200,7 @@ async function probeAndAnalyze(kind: StorageKind, location: string, appId: strin
   } else {
     const db = await PGlite.create(location, { extensions: { btree_gist, pg_trgm } });
     at = async (offset) => (await db.query<Row>(rowAt, [appId, offset])).rows[0]!;
+    newestSigningKey = async () => (await db.query<{ d: string }>(signerOf)).rows[0]?.d;
     finish = async () => {
       await db.exec('vacuum analyze');
       await db.close();
@@ -203,9 +208,11 @@ async function probeAndAnalyze(kind: StorageKind, location: string, appId: strin
   }
   const middle = await at(Math.floor(messages / 2));
   const deep = await at(Math.floor(messages * 0.9));
+  const signer = await newestSigningKey();
   await finish();
   const iso = (v: Date | string) => (v instanceof Date ? v : new Date(v)).toISOString();
-  return { searchPhone: middle.user_phone, deep: { createdAt: iso(deep.created_at), id: deep.id } };
+  const cursorKey = signer ? cursorKeyOf(signer).toString('base64url') : undefined;
+  return { searchPhone: middle.user_phone, deep: { createdAt: iso(deep.created_at), id: deep.id }, cursorKey };
 }
 
 /** `npm run cli -- …` (with `input` on stdin): one JSON object on stdout; progress passes through on stderr. */

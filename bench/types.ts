@@ -27,6 +27,12 @@ export interface Dataset {
     searchPhone: string;
     /** The row at 90% of the big app's list (deep cursor page). */
     deep: { createdAt: string; id: string };
+    /**
+     * The service's keyset cursor key (base64url, derived from its signing key), so the deep page
+     * is asked for with a cursor the service accepts. Absent from datasets seeded before cursors
+     * were signed: seed again.
+     */
+    cursorKey?: string;
   };
   /** The scheduling data (bench/scheduling-data.ts), a cached step of its own, and its client. */
   scheduling?: {

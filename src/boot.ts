@@ -1,7 +1,10 @@
+import { sql } from 'drizzle-orm';
 import { keyGraceSeconds, loadSigningKeys, refreshSigningKeys, type SigningKeys } from './auth/keys.js';
 import { RateLimits } from './auth/rate-limit.js';
 import type { Config } from './config.js';
 import { openMigratedDatabase } from './db/open-migrated.js';
+import { rowsOf } from './db/raw.js';
+import { registerDatabaseTimeZones } from './errors/zod-details.js';
 import type { Logger } from './log.js';
 import { TimelineBus } from './realtime/timeline-bus.js';
 import type { Runtime } from './runtime.js';
@@ -11,6 +14,7 @@ import { WebhookWorker } from './webhooks/worker.js';
 export async function createRuntime(config: Config, logger: Logger): Promise<Runtime> {
   const database = await openMigratedDatabase(config, logger);
   try {
+    registerDatabaseTimeZones(rowsOf<{ name: string }>(await database.db.execute(sql`select name from pg_timezone_names`)).map((r) => r.name));
     const keys = await loadSigningKeys(database.db, config.JWT_PRIVATE_JWK, keyGraceSeconds(config));
     const keyRefresh = watchSigningKeys(database.db, keys, config, logger);
     const timeline = new TimelineBus(database, logger);

@@ -68,6 +68,25 @@ const envSchema = z.object({
   GRAPHQL_MAX_COMPLEXITY: z.coerce.number().int().min(10).default(2000),
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(1).default(30),
   GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(100).default(5000),
+  // Counted before validation, whose cost grows with the square of repeated fields: the
+  // document's bytes, its fields with fragments expanded, the fields of any one selection set,
+  // directives, and the length of operation names (a metric label and a cache key).
+  GRAPHQL_MAX_DOCUMENT_BYTES: z.coerce.number().int().min(1024).max(1_048_576).default(32_768),
+  GRAPHQL_MAX_FIELDS: z.coerce.number().int().min(10).default(1000),
+  GRAPHQL_MAX_SELECTIONS: z.coerce.number().int().min(10).default(50),
+  GRAPHQL_MAX_DIRECTIVES: z.coerce.number().int().min(1).default(20),
+  GRAPHQL_MAX_OPERATION_NAME: z.coerce.number().int().min(16).max(1024).default(128),
+  // The parse and validation caches: at most this many documents, and this many bytes of document
+  // text times the parsed tree's weight (an AST is several times its text).
+  GRAPHQL_DOCUMENT_CACHE_ENTRIES: z.coerce.number().int().min(1).max(100_000).default(1000),
+  GRAPHQL_DOCUMENT_CACHE_BYTES: z.coerce.number().int().min(65_536).default(32 * 1024 * 1024),
+  // Operation names with their own metric series besides the service's own (then `other`).
+  GRAPHQL_METRIC_OPERATION_NAMES: z.coerce.number().int().min(0).max(10_000).default(100),
+  // Requests one client may have in flight at once, REST, GraphQL and the video host together
+  // (streams excepted): one client's heavy operations queue behind its own, not other tenants'.
+  CLIENT_MAX_CONCURRENT: z.coerce.number().int().min(1).max(10_000).default(16),
+  // An operation still resolving after this long stops at its next resolver (503).
+  OPERATION_TIMEOUT_MS: ms(100, HOUR_MS, 15_000),
   SHUTDOWN_GRACE_MS: ms(0, HOUR_MS, 10000),
   // How long an idle keep-alive connection stays open. Node's 5 s is shorter than what load
   // balancers and HTTP clients keep a connection for (60 s at AWS's ALB, for one): a request

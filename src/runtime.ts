@@ -39,6 +39,12 @@ export interface RequestContext {
    */
   ownDocument: boolean;
   /**
+   * performance.now() past which the operation's resolvers refuse to start (OPERATION_TIMEOUT_MS),
+   * set once the request is authenticated; undefined for streams, whose events run for as long as
+   * the subscription lasts.
+   */
+  deadline: number | undefined;
+  /**
    * Headers every response to this request carries (X-Request-Id, the rate-limit window), known
    * before the route runs. A route that writes them into its own response (jsonResponse) marks
    * them written, and the middleware does not add them again through the Response's Headers.
@@ -62,6 +68,7 @@ export function createRequestContext(runtime: Runtime, requestId: string): Reque
     requestId,
     auth: undefined,
     ownDocument: false,
+    deadline: undefined,
     responseHeaders: { 'X-Request-Id': requestId },
     responseHeadersWritten: false,
     get logger() {

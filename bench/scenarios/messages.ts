@@ -61,7 +61,7 @@ export const messagesDeep: Scenario = {
   title: 'Messages page at 90% depth through a cursor (REST)',
   request: (ctx) => {
     const { createdAt, id } = ctx.dataset.probe.deep;
-    return get(path(ctx.dataset.appId, `limit=${LIMIT}&cursor=${encodeCursor(appList('messages', ctx.dataset.appId), { createdAt: new Date(createdAt), id })}`), ctx);
+    return get(path(ctx.dataset.appId, `limit=${LIMIT}&cursor=${encodeCursor([Buffer.from(ctx.dataset.probe.cursorKey ?? '', 'base64url')], appList('messages', ctx.dataset.appId), { createdAt: new Date(createdAt), id })}`), ctx);
   },
   floorRequest: (ctx) =>
     floorGet('messages_deep_cursor', { app: ctx.dataset.appId, limit: LIMIT, before_ts: ctx.dataset.probe.deep.createdAt, before_id: ctx.dataset.probe.deep.id }),

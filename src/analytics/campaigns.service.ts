@@ -51,10 +51,10 @@ export async function listCampaigns(ctx: RequestContext, args: CampaignListArgs)
     createdFrom: args.createdFrom?.toISOString(),
     createdBefore: args.createdBefore?.toISOString(),
     // Spread last: on Node 20 every property added after a spread costs ~0.8 µs (bench/ notes).
-    ...keysetValues(appList(LIST, args.appId), args),
+    ...keysetValues(ctx.runtime.keys.cursorKeys, appList(LIST, args.appId), args),
   };
   const shape = shapeOf(values, OPTIONAL);
   const db = ctx.runtime.database.analyticsDb;
   const rows = await byShape(db, `campaigns:${shape.join(',')}`, () => pageQuery(db, shape)).execute(values);
-  return toPage(appList(LIST, args.appId), rows, args.first);
+  return toPage(ctx.runtime.keys.cursorKeys, appList(LIST, args.appId), rows, args.first);
 }

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { excludedSet } from '../db/raw.js';
+import type { Tx } from '../db/client.js';
+import { excludedSet, rowsOf } from '../db/raw.js';
 import type { ImportType } from '../importer/ndjson.js';
 import { instantString } from '../time/instant-input.js';
 import { directions, messageStatuses } from './filters.js';
@@ -72,6 +73,7 @@ export const messageImport: ImportType<typeof messageRecord> = {
   type: 'message',
   schema: messageRecord,
   write: async (tx, appId, records) => {
+    await refuseForeignCampaigns(tx, appId, records);
     await tx
       .insert(messages)
       .values(
@@ -105,6 +107,24 @@ export const messageImport: ImportType<typeof messageRecord> = {
       });
   },
 };
+
+/**
+ * A message's campaign_id may name a campaign of this app, or one not (yet) imported; never a
+ * campaign that exists only in another app: the message would count in that campaign's stats
+ * there (tenancy). Refused by the database write, so the importer names the line.
+ */
+async function refuseForeignCampaigns(tx: Tx, appId: string, records: { campaign_id: string | null }[]): Promise<void> {
+  const ids = [...new Set(records.map((r) => r.campaign_id?.toLowerCase()).filter((id): id is string => Boolean(id)))];
+  if (ids.length === 0) return;
+  const foreign = rowsOf<{ id: string }>(
+    await tx.execute(sql`
+      select c.id::text as id from ${campaigns} c
+      where c.id in (${sql.join(ids.map((id) => sql`${id}::uuid`), sql`, `)}) and c.app_id <> ${appId}
+        and not exists (select 1 from ${campaigns} own where own.app_id = ${appId} and own.id = c.id)
+      limit 1`),
+  );
+  if (foreign[0]) throw new Error(`campaign_id ${foreign[0].id} is a campaign of another app`);
+}
 
 export const campaignImport: ImportType<typeof campaignRecord> = {
   type: 'campaign',

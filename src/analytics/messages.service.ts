@@ -67,10 +67,10 @@ export async function listMessages(ctx: RequestContext, args: MessageListArgs): 
     from: from?.toISOString(),
     to: to?.toISOString(),
     // Spread last: on Node 20 every property added after a spread costs ~0.8 µs (bench/ notes).
-    ...keysetValues(appList(LIST, args.appId), args),
+    ...keysetValues(ctx.runtime.keys.cursorKeys, appList(LIST, args.appId), args, 'text'),
   };
   const shape = shapeOf(values, OPTIONAL);
   const db = ctx.runtime.database.analyticsDb;
   const rows = await byShape(db, `messages:${shape.join(',')}`, () => pageQuery(db, shape)).execute(values);
-  return toPage(appList(LIST, args.appId), rows, args.first);
+  return toPage(ctx.runtime.keys.cursorKeys, appList(LIST, args.appId), rows, args.first);
 }

@@ -31,7 +31,7 @@ export const templateListArgs = z.object({
 export async function listTemplates(ctx: RequestContext, args: z.output<typeof templateListArgs>): Promise<Page<TemplateRow>> {
   const conditions: (SQL | undefined)[] = [
     eq(templates.appId, args.appId),
-    afterCursor(appList(LIST, args.appId), args.after ?? undefined, templates.createdAt, templates.id),
+    afterCursor(ctx.runtime.keys.cursorKeys, appList(LIST, args.appId), args.after ?? undefined, templates.createdAt, templates.id),
     args.search ? ilike(templates.name, containsPattern(args.search)) : undefined,
     args.status ? eq(templates.status, args.status) : undefined,
     args.category ? eq(templates.category, args.category) : undefined,
@@ -43,7 +43,7 @@ export async function listTemplates(ctx: RequestContext, args: z.output<typeof t
     .where(and(...conditions))
     .orderBy(desc(templates.createdAt), desc(templates.id))
     .limit(args.first + 1);
-  return toPage(appList(LIST, args.appId), rows, args.first);
+  return toPage(ctx.runtime.keys.cursorKeys, appList(LIST, args.appId), rows, args.first);
 }
 
 export async function getTemplate(ctx: RequestContext, appId: string, templateId: string): Promise<TemplateRow> {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, asc, eq, gt, ne, sql } from 'drizzle-orm';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK, type CryptoKey } from 'jose';
+import { cursorKeyOf } from '../analytics/cursor.js';
 import { ConfigError, parseSigningJwk, type Config, type SigningJwk } from '../config.js';
 import type { Db } from '../db/client.js';
 import { AppError } from '../errors/app-error.js';
@@ -23,6 +24,8 @@ export interface SigningKeys {
   /** Every active public key, for verification and /.well-known/jwks.json. */
   publicKeys: Map<string, CryptoKey>;
   jwks: { keys: JWK[] };
+  /** Keyset cursor HMAC keys derived from the active keys, the signer's first (analytics/cursor.ts). */
+  cursorKeys: Buffer[];
   /** Reloads the key set when a token names a kid this instance does not know (rotation elsewhere). */
   onUnknownKid?: () => Promise<void>;
 }
@@ -147,11 +150,13 @@ async function readSigningKeys(db: Db, signerKid?: string): Promise<SigningKeys>
     publicKeys.set(row.kid, (await importJWK(publicJwk, row.alg)) as CryptoKey);
     jwks.push(publicJwk);
   }
+  const scalar = (row: (typeof rows)[number]) => (row.privateJwk as JWK).d ?? '';
   return {
     kid: signer.kid,
     privateKey: (await importJWK(signer.privateJwk as JWK, signer.alg)) as CryptoKey,
     publicKeys,
     jwks: { keys: jwks },
+    cursorKeys: [signer, ...rows.filter((r) => r !== signer).reverse()].map((row) => cursorKeyOf(scalar(row))),
   };
 }
 
@@ -172,6 +177,7 @@ export async function refreshSigningKeys(db: Db, keys: SigningKeys, configuredPr
   keys.privateKey = fresh.privateKey;
   keys.publicKeys = fresh.publicKeys;
   keys.jwks = fresh.jwks;
+  keys.cursorKeys = fresh.cursorKeys;
 }
 
 /**

@@ -101,12 +101,31 @@ export function canonicalTimeZone(name: string): string {
 }
 
 export function isTimeZone(name: string): boolean {
+  // Zone names are short (the longest IANA name is 32 characters): a long text is no zone and
+  // is never handed to Intl or kept.
+  if (name.length === 0 || name.length > 64) return false;
+  if (databaseZones && !databaseZones.has(name.toLowerCase())) return false;
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: name });
-    return name.length > 0;
+    return true;
   } catch {
     return false;
   }
+}
+
+/**
+ * The zones the database knows (pg_timezone_names, lower-cased: PostgreSQL matches them without
+ * regard to case). A zone goes into SQL (`at time zone`) or is stored for later SQL, so a name
+ * Node knows and the database does not (US/Pacific-New, Canada/East-Saskatchewan: dropped from
+ * newer zone data) must be refused as input, not fail as a 500 when the query runs. Read once a
+ * process per database, a closed set of some 1,200 names; with several databases in one process
+ * (tests), a zone must be known to all of them.
+ */
+let databaseZones: Set<string> | undefined;
+
+export function registerDatabaseTimeZones(names: Iterable<string>): void {
+  const known = new Set([...names].map((n) => n.toLowerCase()));
+  databaseZones = databaseZones ? new Set([...databaseZones].filter((n) => known.has(n))) : known;
 }
 
 // Text PostgreSQL cannot store is refused by validation, with the field's path, not by the

@@ -13,5 +13,7 @@ import '../sends/graphql.js';
 import '../video/graphql.js';
 import '../webhooks/graphql.js';
 import { builder } from './builder.js';
+import { withDeadlines } from './deadline.js';
 
-export const schema = builder.toSchema({ sortSchema: true });
+// Every operation stops at its request's deadline (deadline.ts).
+export const schema = withDeadlines(builder.toSchema({ sortSchema: true }));

@@ -14,6 +14,7 @@ import { httpMetrics } from '../observability/http-metrics.js';
 import { rateLimitRejections } from '../observability/metrics.js';
 import { tooLarge } from './body-limit.js';
 import { compressAsset, serveAsset, type CompressedAsset } from './compressed-asset.js';
+import { ClientConcurrency } from './client-concurrency.js';
 import { mountDocs } from './docs.js';
 import { errorResponse, methodNotAllowed, serverError } from './envelope.js';
 import { createGraphQLServer } from './graphql.js';
@@ -82,17 +83,46 @@ function requireAuth(runtime: Runtime, shape: ErrorShape, listener: 'rest' | 'gr
       return shape(new AppError('unauthorized', result.message, { headers: { 'WWW-Authenticate': 'Bearer realm="switchboard"' } }), c);
     }
     ctx.auth = result.auth;
-    const decision = await runtime.rateLimits.consume(result.auth.clientId, result.quota);
-    if (!decision.allowed) {
-      ctx.logger.info({ client: result.auth.clientId }, 'rate limit exceeded');
+    const { clientId } = result.auth;
+    // A stream holds its request for as long as it is open: streams have their own caps and no deadline.
+    const stream = isStream(c);
+    const concurrency = stream ? undefined : concurrencyOf(runtime);
+    if (concurrency && !concurrency.tryAcquire(clientId)) {
+      ctx.logger.info({ client: clientId, limit: concurrency.limit }, 'concurrent request limit reached');
       rateLimitRejections.inc({ listener });
-      return shape(new AppError('rate_limit_exceeded', 'Rate limit exceeded', { headers: decision.headers }), c);
+      return shape(
+        new AppError('rate_limit_exceeded', `Too many requests in flight for this client: at most ${concurrency.limit} at once`, { headers: { 'Retry-After': '1' } }),
+        c,
+      );
     }
-    // On every response from here on (requestScope adds them where no route did).
-    Object.assign(ctx.responseHeaders, decision.headers);
-    await next();
+    try {
+      const decision = await runtime.rateLimits.consume(clientId, result.quota);
+      if (!decision.allowed) {
+        ctx.logger.info({ client: clientId }, 'rate limit exceeded');
+        rateLimitRejections.inc({ listener });
+        return shape(new AppError('rate_limit_exceeded', 'Rate limit exceeded', { headers: decision.headers }), c);
+      }
+      // On every response from here on (requestScope adds them where no route did).
+      Object.assign(ctx.responseHeaders, decision.headers);
+      if (!stream) ctx.deadline = performance.now() + runtime.config.OPERATION_TIMEOUT_MS;
+      await next();
+    } finally {
+      concurrency?.release(clientId);
+    }
   };
 }
+
+/** GraphQL subscriptions: /graphql/stream, or /graphql asked for an event stream. */
+const isStream = (c: import('hono').Context<HttpEnv>) =>
+  c.req.path === '/graphql/stream' || (c.req.path === '/graphql' && (c.req.header('accept') ?? '').includes('text/event-stream'));
+
+/** One count of requests in flight per runtime, shared by its listeners (CLIENT_MAX_CONCURRENT). */
+const concurrencyByRuntime = new WeakMap<Runtime, ClientConcurrency>();
+const concurrencyOf = (runtime: Runtime) => {
+  let concurrency = concurrencyByRuntime.get(runtime);
+  if (!concurrency) concurrencyByRuntime.set(runtime, (concurrency = new ClientConcurrency(runtime.config.CLIENT_MAX_CONCURRENT)));
+  return concurrency;
+};
 
 /** GraphiQL in a browser is served without a token; every operation needs one. */
 /**
@@ -141,7 +171,7 @@ function mountHealth(app: Hono<HttpEnv>, runtime: Runtime, extra: Record<string,
 
 export function createMainApp(runtime: Runtime, schema: GraphQLSchema, routes: readonly RestRoute[]): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>();
-  const yoga = createGraphQLServer(runtime, schema);
+  const yoga = createGraphQLServer(runtime, schema, routes.map((r) => r.document));
   app.use('*', requestScope(runtime));
   app.use('*', httpMetrics('main'));
   app.onError(errorHandler(runtime));

@@ -1,15 +1,15 @@
-import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
-import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
-import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
-import { createSourceEventStream, GraphQLError, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import { createSourceEventStream, getOperationAST, GraphQLError, parse, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { createYoga, type GraphiQLOptions, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import { LRUCache } from 'lru-cache';
+import type { Config } from '../config.js';
+import { useDocumentBudget } from '../graphql/document-budget.js';
 import type { Runtime, RequestContext } from '../runtime.js';
 import { appErrorToGraphQL, toAppError } from '../graphql/errors.js';
 import { isRequestError, requestError, useRequestErrors } from '../graphql/request-errors.js';
 import { hasOrderedRootFields } from '../graphql/ordered-root-fields.js';
-import { useOperationMetrics } from '../observability/graphql-metrics.js';
+import { OperationLabels, useOperationMetrics } from '../observability/graphql-metrics.js';
 import { graphiqlTabs } from './graphiql-examples.js';
 import { useGraphQLStream } from './graphql-stream.js';
 
@@ -47,9 +47,13 @@ const subscriptionErrorsAsResults: Plugin = {
 export function useCompiledExecution(): Plugin {
   const compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery | null>>();
   const compiledFor = (args: ExecutionArgs): CompiledQuery | null => {
+    // Keyed by the operation the name selects: a name the document does not define is an error
+    // the executor reports, and must not become one more entry per name a client makes up.
+    const operation = getOperationAST(args.document, args.operationName ?? undefined);
+    if (!operation) return null;
     let byOperation = compiled.get(args.document);
     if (!byOperation) compiled.set(args.document, (byOperation = new Map()));
-    const key = args.operationName ?? '';
+    const key = operation.name?.value ?? '';
     let query = byOperation.get(key);
     if (query === undefined) {
       const compilable = !hasOrderedRootFields(args.document, args.operationName);
@@ -123,25 +127,6 @@ function mapEvents<T, R>(source: AsyncIterable<T>, map: (value: T) => R | Promis
 }
 
 /**
- * graphql-armor's depth, alias and directive limits as validation rules, made once: its plugins
- * each add a hook that builds its rule again on every request, and yoga runs every hook of every
- * plugin on every request, through a parse and validation cache or not. Fragments flattened and
- * introspection counted (PITFALLS: graphql-armor #431, PR #823).
- */
-export function useDocumentLimits(limits: { depth: number; aliases: number; directives: number }): Plugin {
-  const rules = [
-    maxDepthRule({ n: limits.depth, flattenFragments: true, ignoreIntrospection: false }),
-    maxAliasesRule({ n: limits.aliases }),
-    maxDirectivesRule({ n: limits.directives }),
-  ];
-  return {
-    onValidate({ addValidationRule }) {
-      for (const rule of rules) addValidationRule(rule);
-    },
-  };
-}
-
-/**
  * yoga's responses made with the Response class of the moment: on the server that is
  * @hono/node-server's, whose string body the listener writes straight to the socket. yoga's own
  * default (@whatwg-node/node-fetch's) makes the listener read every JSON body back through a
@@ -154,8 +139,8 @@ const HostResponse = function HostResponse(body?: BodyInit | null, init?: Respon
 
 /**
  * graphql-yoga with the abuse limits composed as plugins (STYLE: cross-cutting concerns are
- * plugins): depth, aliases, tokens and directives at validation; cost (and depth again) in the Pothos
- * complexity plugin before any resolver runs.
+ * plugins): size, operation name, tokens, fields, depth, aliases and directives before validation
+ * (document-budget.ts); cost (and depth again) in the Pothos complexity plugin before any resolver runs.
  */
 /**
  * GraphiQL bundled in the page (no CDN): works offline and behind strict egress. The bundle is
@@ -165,7 +150,42 @@ const HostResponse = function HostResponse(body?: BodyInit | null, init?: Respon
  */
 const renderBundledGraphiQL = async (options: GraphiQLOptions) => (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(options);
 
-export function createGraphQLServer(runtime: Runtime, schema: GraphQLSchema): YogaServerInstance<YogaServerContext, RequestContext> {
+/**
+ * yoga's parse and validation caches, bounded by bytes as well as entries: its default holds
+ * 1,024 documents whatever their size, and a parsed tree weighs 30-70 bytes a character of its
+ * text. Validation results are kept per parsed document (a WeakMap), so they go with it, and
+ * so do graphql-jit's compiled queries (useCompiledExecution).
+ */
+export function documentCaches(config: Pick<Config, 'GRAPHQL_DOCUMENT_CACHE_ENTRIES' | 'GRAPHQL_DOCUMENT_CACHE_BYTES'>) {
+  const weight = (_value: unknown, key: string) => key.length * AST_BYTES_PER_CHAR + 1024;
+  const cache = <V extends {}>(maxSize: number) =>
+    new LRUCache<string, V>({ max: config.GRAPHQL_DOCUMENT_CACHE_ENTRIES, maxSize, sizeCalculation: weight, ttl: 3_600_000 });
+  return {
+    documentCache: cache<DocumentNode>(config.GRAPHQL_DOCUMENT_CACHE_BYTES),
+    // Syntax errors keep their source text: a quarter of the budget.
+    errorCache: cache<object>(Math.ceil(config.GRAPHQL_DOCUMENT_CACHE_BYTES / 4)),
+  };
+}
+const AST_BYTES_PER_CHAR = 64;
+
+/** The operation names of the service's own documents (GraphiQL's tabs, the REST routes'), for metric labels. */
+export function ownOperationNames(documents: Iterable<string>): Set<string> {
+  const names = new Set(['IntrospectionQuery']);
+  for (const text of documents) {
+    try {
+      for (const d of parse(text).definitions) if (d.kind === 'OperationDefinition' && d.name) names.add(d.name.value);
+    } catch {
+      // Not ours to refuse here: a route's document is validated when it is mounted.
+    }
+  }
+  return names;
+}
+
+export function createGraphQLServer(
+  runtime: Runtime,
+  schema: GraphQLSchema,
+  ownDocuments: Iterable<string> = [],
+): YogaServerInstance<YogaServerContext, RequestContext> {
   const { config, logger } = runtime;
   // yoga logs at error level every error maskError replaces, the client's own (a validation
   // error, a 409) as much as a fault. maskError below logs faults itself, with the request's
@@ -221,12 +241,22 @@ export function createGraphQLServer(runtime: Runtime, schema: GraphQLSchema): Yo
       // Subscriptions over graphql-sse, distinct-connections mode (PITFALLS), at /graphql/stream.
       useGraphQLStream('/graphql/stream', maskError),
       subscriptionErrorsAsResults,
-      useOperationMetrics(),
-      useDocumentLimits({ depth: config.GRAPHQL_MAX_DEPTH, aliases: config.GRAPHQL_MAX_ALIASES, directives: 20 }),
+      useOperationMetrics(new OperationLabels(ownOperationNames([...graphiqlTabs.map((t) => t.query), ...ownDocuments]), config.GRAPHQL_METRIC_OPERATION_NAMES)),
+      // Bytes and operation name before parsing, tokens while parsing, the counts before validating.
+      useDocumentBudget({
+        bytes: config.GRAPHQL_MAX_DOCUMENT_BYTES,
+        operationName: config.GRAPHQL_MAX_OPERATION_NAME,
+        fields: config.GRAPHQL_MAX_FIELDS,
+        selections: config.GRAPHQL_MAX_SELECTIONS,
+        depth: config.GRAPHQL_MAX_DEPTH,
+        aliases: config.GRAPHQL_MAX_ALIASES,
+        directives: config.GRAPHQL_MAX_DIRECTIVES,
+      }),
       maxTokensPlugin({ n: config.GRAPHQL_MAX_TOKENS }),
       useCompiledExecution(),
       useRequestErrors(schema),
     ],
     maskedErrors: { maskError },
+    parserAndValidationCache: documentCaches(config),
   });
 }

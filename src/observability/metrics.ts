@@ -53,7 +53,7 @@ export const httpDuration = new Histogram({
 
 export const graphqlOperations = new Counter({
   name: 'switchboard_graphql_operations_total',
-  help: 'GraphQL operations executed on /graphql and /graphql/stream, by operation name (anonymous when unnamed), type and result (ok or error).',
+  help: 'GraphQL operations executed on /graphql and /graphql/stream, by operation name (anonymous when unnamed; the service\'s own names and the first GRAPHQL_METRIC_OPERATION_NAMES others, then other), type and result (ok or error).',
   labelNames: ['operation', 'type', 'result'] as const,
   registers: [registry],
 });

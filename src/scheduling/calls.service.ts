@@ -26,7 +26,7 @@ export async function getScheduledCall(ctx: RequestContext, appId: string, id: s
 
 /** An app's calls in (scheduled_at, id) order: the upcoming ones first when fromUtc is now. */
 export async function listScheduledCalls(ctx: RequestContext, args: CallListArgs) {
-  const position = args.after === undefined ? undefined : callsCursor.decode(args.appId, args.after);
+  const position = args.after === undefined ? undefined : callsCursor.decode(ctx.runtime.keys.cursorKeys, args.appId, args.after);
   const conditions: (SQL | undefined)[] = [
     eq(scheduledCalls.appId, args.appId),
     position ? sql`(${scheduledCalls.scheduledAt}, ${scheduledCalls.id}) > (${position.at.toISOString()}::timestamptz, ${position.id}::uuid)` : undefined,
@@ -41,7 +41,7 @@ export async function listScheduledCalls(ctx: RequestContext, args: CallListArgs
     .where(and(...conditions))
     .orderBy(asc(scheduledCalls.scheduledAt), asc(scheduledCalls.id))
     .limit(args.first + 1);
-  return callsCursor.page(args.appId, rows, args.first, (row) => ({ at: row.scheduledAt, id: row.id }));
+  return callsCursor.page(ctx.runtime.keys.cursorKeys, args.appId, rows, args.first, (row) => ({ at: row.scheduledAt, id: row.id }));
 }
 
 /** The slot test of DESIGN section 7 without buffers, for one agent, leaving `exceptCallId` out. */

@@ -1,4 +1,4 @@
-import { decodeCursor, encodeCursor } from '../analytics/cursor.js';
+import { decodeCursor, encodeCursor, type CursorKeys } from '../analytics/cursor.js';
 import { appList, type Page } from '../analytics/pagination.js';
 import { validationFailed } from '../errors/app-error.js';
 
@@ -12,17 +12,17 @@ export interface CallPosition {
 }
 
 export const callsCursor = {
-  decode(appId: string, cursor: string): CallPosition {
-    const position = decodeCursor(appList(LIST, appId), cursor);
+  decode(keys: CursorKeys, appId: string, cursor: string): CallPosition {
+    const position = decodeCursor(keys, appList(LIST, appId), cursor);
     if (!position) throw validationFailed([{ field: 'after', code: 'invalid_value', message: 'is not a cursor of this list' }], 'invalid_request');
     return { at: position.createdAt, id: position.id };
   },
   /** Rows fetched with limit + 1 become a page and the cursor of its last row. */
-  page<T>(appId: string, rows: T[], limit: number, positionOf: (row: T) => CallPosition): Page<T> {
+  page<T>(keys: CursorKeys, appId: string, rows: T[], limit: number, positionOf: (row: T) => CallPosition): Page<T> {
     const hasMore = rows.length > limit;
     const items = hasMore ? rows.slice(0, limit) : rows;
     const last = items.at(-1);
-    const cursorOf = (row: T) => encodeCursor(appList(LIST, appId), { createdAt: positionOf(row).at, id: positionOf(row).id });
+    const cursorOf = (row: T) => encodeCursor(keys, appList(LIST, appId), { createdAt: positionOf(row).at, id: positionOf(row).id });
     return { items, hasMore, nextCursor: hasMore && last ? cursorOf(last) : null, limit, cursorOf };
   },
 };

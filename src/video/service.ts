@@ -114,7 +114,7 @@ export async function lookupVideoCall(ctx: RequestContext, callId: string): Prom
 export async function listVideoCalls(ctx: RequestContext, args: z.output<typeof videoCallListArgs>): Promise<Page<VideoCallRow>> {
   const conditions: (SQL | undefined)[] = [
     eq(videoCalls.appId, args.appId),
-    afterCursor(appList(LIST, args.appId), args.after, videoCalls.createdAt, videoCalls.id),
+    afterCursor(ctx.runtime.keys.cursorKeys, appList(LIST, args.appId), args.after, videoCalls.createdAt, videoCalls.id),
     args.status ? eq(videoCalls.status, args.status) : undefined,
   ];
   const rows = await ctx.runtime.database.db
@@ -123,7 +123,7 @@ export async function listVideoCalls(ctx: RequestContext, args: z.output<typeof 
     .where(and(...conditions))
     .orderBy(desc(videoCalls.createdAt), desc(videoCalls.id))
     .limit(args.first + 1);
-  return toPage(appList(LIST, args.appId), rows, args.first);
+  return toPage(ctx.runtime.keys.cursorKeys, appList(LIST, args.appId), rows, args.first);
 }
 
 export async function createVideoCall(ctx: RequestContext, appId: string, input: CreateVideoCallInput): Promise<VideoCallRow> {

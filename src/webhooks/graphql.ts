@@ -92,7 +92,7 @@ builder.queryField('webhookDeliveries', (t) =>
       first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).' }),
       after: t.arg.string({ description: 'pageInfo.endCursor of the previous page.' }),
     },
-    resolve: (_root, args, ctx) => listDeliveries(ctx.runtime.database.db, args),
+    resolve: (_root, args, ctx) => listDeliveries(ctx.runtime.database.db, ctx.runtime.keys.cursorKeys, args),
   }),
 );
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { and, count, desc, eq, not, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
+import type { CursorKeys } from '../analytics/cursor.js';
 import { afterCursor, appList, toPage, type Page } from '../analytics/pagination.js';
 import { pageSize } from '../analytics/filters.js';
 import { apps } from '../apps/tables.js';
@@ -162,6 +163,7 @@ const LIST = 'webhook_deliveries';
 /** An app's deliveries, newest first (keyset on created_at, id; the app index serves it). */
 export async function listDeliveries(
   db: Db,
+  cursorKeys: CursorKeys,
   input: { appId: string; first?: number | null; after?: string | null; status?: string | null; subscriptionId?: string | null },
 ): Promise<Page<WebhookDeliveryRow>> {
   const args = parseInput(deliveryListArgs, input);
@@ -169,7 +171,7 @@ export async function listDeliveries(
     eq(webhookDeliveries.appId, args.appId),
     args.status ? eq(webhookDeliveries.status, args.status) : undefined,
     args.subscriptionId ? eq(webhookDeliveries.subscriptionId, args.subscriptionId) : undefined,
-    afterCursor(appList(LIST, args.appId), args.after, webhookDeliveries.createdAt, webhookDeliveries.id),
+    afterCursor(cursorKeys, appList(LIST, args.appId), args.after, webhookDeliveries.createdAt, webhookDeliveries.id),
   ];
   const rows = await db
     .select()
@@ -177,7 +179,7 @@ export async function listDeliveries(
     .where(and(...conditions))
     .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
     .limit(args.first + 1);
-  return toPage(appList(LIST, args.appId), rows, args.first);
+  return toPage(cursorKeys, appList(LIST, args.appId), rows, args.first);
 }
 
 /**

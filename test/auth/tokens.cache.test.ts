@@ -15,6 +15,7 @@ async function keySet(): Promise<SigningKeys> {
     privateKey,
     publicKeys: new Map([[kid, publicKey]]),
     jwks: { keys: [{ ...(await exportJWK(publicKey)), kid }] },
+    cursorKeys: [],
   };
 }
 

@@ -7,7 +7,8 @@ import { agent, agentIdOf, api, everyDay, futureDay, importRecords } from './fix
 // on PGlite they are serialized and the slot test decides. Either way exactly one wins.
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer({ DB_POOL_MAX: '10' });
+  // One client races itself here: its in-flight limit is raised above the race's width.
+  server = await startTestServer({ DB_POOL_MAX: '10', CLIENT_MAX_CONCURRENT: '64' });
 });
 afterAll(() => server.close());
 
