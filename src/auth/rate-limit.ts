@@ -115,8 +115,9 @@ export class RateLimits {
   }
 
   /**
-   * Whether a token request from `address` for `clientId` is refused before its secret is
-   * checked (Retry-After seconds), against secret guessing without lock-out (DESIGN section 4):
+   * Whether a token request (its client id and source address, as `keys`) is refused before its
+   * secret is checked (Retry-After seconds), against secret guessing without lock-out (DESIGN
+   * section 4):
    * - an address that spent its failure budget is refused, whatever the client id;
    * - an address that spent its budget for this client id is refused for that client;
    * - while a client id is over its budget from all addresses together (a guess spread over
