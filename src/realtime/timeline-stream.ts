@@ -130,6 +130,9 @@ function timelineStream(
     while (buffer.length > 0) {
       const event = buffer.shift()!;
       queuedBytes -= sizeOf(event);
+      // Events arrive in seq order: once the replay is over, a replayed seq below a live one will
+      // never come live, so it is dropped (a resume from far back held every replayed seq).
+      if (replayFrom === undefined && replay.length === 0) for (const seq of replayed) if (seq < event.seq) replayed.delete(seq);
       if (!replayed.delete(event.seq)) return event;
     }
     return undefined;
