@@ -101,9 +101,12 @@ export function canonicalTimeZone(name: string): string {
 }
 
 export function isTimeZone(name: string): boolean {
+  // Node 22 and later also take UTC offsets ("+05:30") as a time zone; PostgreSQL reads such a
+  // string the POSIX way, east and west swapped. Every IANA name starts with a letter.
+  if (!/^[A-Za-z]/.test(name)) return false;
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: name });
-    return name.length > 0;
+    return true;
   } catch {
     return false;
   }
