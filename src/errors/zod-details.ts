@@ -105,6 +105,9 @@ export function isTimeZone(name: string): boolean {
   // is never handed to Intl or kept.
   if (name.length === 0 || name.length > 64) return false;
   if (databaseZones && !databaseZones.has(name.toLowerCase())) return false;
+  // Node 22 and later also take UTC offsets ("+05:30") as a time zone; PostgreSQL reads such a
+  // string the POSIX way, east and west swapped. Every IANA name starts with a letter.
+  if (!/^[A-Za-z]/.test(name)) return false;
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: name });
     return true;

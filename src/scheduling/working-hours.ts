@@ -27,7 +27,8 @@ const WEEK_MS = 7 * DAY_MS;
 const CLOCK_PADDING_MS = 3 * DAY_MS;
 
 export function isValidTimeZone(timezone: string): boolean {
-  return IANAZone.isValidZone(timezone);
+  // A UTC offset ("+05:30") is a valid zone to luxon on Node 22 and later, not an IANA name.
+  return /^[A-Za-z]/.test(timezone) && IANAZone.isValidZone(timezone);
 }
 
 interface OffsetChange {
@@ -88,8 +89,8 @@ function zoneWeek(zone: IANAZone, weekStart: number): ZoneWeek {
 }
 
 export function zoneClock({ timezone, fromMs, toMs }: { timezone: string; fromMs: number; toMs: number }): ZoneClock {
+  if (!isValidTimeZone(timezone)) throw new RangeError(`invalid IANA time zone: ${timezone}`);
   const zone = IANAZone.create(timezone);
-  if (!zone.isValid) throw new RangeError(`invalid IANA time zone: ${timezone}`);
   const firstWeekStart = Math.floor((fromMs - CLOCK_PADDING_MS) / WEEK_MS) * WEEK_MS;
   const changes: OffsetChange[] = [];
   for (let weekStart = firstWeekStart; weekStart < toMs + CLOCK_PADDING_MS; weekStart += WEEK_MS) {

@@ -49,6 +49,7 @@ describe('isValidTimeZone', () => {
 
   it('refuses to build a clock for an unknown zone', () => {
     expect(() => zoneClock({ timezone: 'Mars/Olympus_Mons', fromMs: 0, toMs: 1 })).toThrow(RangeError);
+    expect(() => zoneClock({ timezone: '+05:30', fromMs: 0, toMs: 1 })).toThrow(RangeError);
   });
 });
 

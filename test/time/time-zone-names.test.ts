@@ -19,4 +19,9 @@ describe('IANA time zone inputs', () => {
     expect(ianaTimeZone.safeParse('Mars/Olympus_Mons').success).toBe(false);
     expect(ianaTimeZone.safeParse('').success).toBe(false);
   });
+
+  it.each(['+05:30', '-08:00', '+0530', '+05'])('refuses the UTC offset %s, which Node 22 and later take as a zone', (offset) => {
+    // PostgreSQL reads "+05:30" as a POSIX zone: 05:30 west of UTC, not east.
+    expect(ianaTimeZone.safeParse(offset).success).toBe(false);
+  });
 });
