@@ -107,7 +107,7 @@ describe('slow request bodies past the connection cap', () => {
       const entry = { socket: connect(Number(port), hostname), text: '' };
       entry.socket.on('error', () => {});
       entry.socket.on('data', (c) => (entry.text += c.toString()));
-      entry.socket.write(`POST /api/v1/oauth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{`);
+      entry.socket.write(`POST /api/v1/oauth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 8000\r\n\r\n{`);
       sockets.push(entry);
     }
     const trickle = setInterval(() => {
