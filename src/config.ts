@@ -178,9 +178,8 @@ export interface SigningJwk {
 }
 
 /**
- * JWT_PRIVATE_JWK must be an EC P-256 private JWK (ES256). Anything else was once accepted and
- * failed later: a symmetric "oct" key was published in the JWKS, and a key without "d" could not
- * sign. Throws a one-line reason that never quotes key material.
+ * JWT_PRIVATE_JWK must be an EC P-256 private JWK (ES256). Anything else would fail later: a
+ * symmetric "oct" key would be published in the JWKS, and a key without "d" cannot sign. Throws a one-line reason that never quotes key material.
  */
 export function parseSigningJwk(text: string): SigningJwk {
   let jwk: unknown;

@@ -226,7 +226,8 @@ export const storableJsonObject = () => z.record(z.string(), z.unknown()).superR
 
 /**
  * How far ahead of our clock a provider's event time may be: its clock may run a little fast,
- * but an event cannot have happened later than now (a far-future time inflated billing).
+ * but an event cannot have happened later than now (a far-future time would inflate billing).
+
  */
 export const MAX_CLOCK_SKEW_MS = 5 * 60_000;
 
