@@ -206,11 +206,9 @@ async function runScenario(
 
 /**
  * One warm-up slice of every selected scenario on the service and on the floor before any is
- * measured. V8 decides late which allocation sites to pretenure: a process that had served one
- * query shape spent 15-25% of its time in scavenges (each ~10 ms, most of what survived
- * promoted), and 2-3% seconds after it began serving a second shape (the floor, watched with a
- * PerformanceObserver on 'gc'), so the first scenario of a run measured its floor at half the
- * speed of later ones. After the tour every scenario meets processes past that switch.
+ * measured. V8 decides late which allocation sites to pretenure: until a process has served a
+ * second query shape it spends far more time in scavenges, so the first scenario of a run would
+ * measure slower than later ones. After the tour every scenario meets processes past that switch.
  */
 async function tour(selected: Scenario[], ctx: ScenarioContext, service: Running, floor: Running, pin: ReturnType<typeof pinning>): Promise<void> {
   log(`${ctx.dataset.kind}: warm-up tour, one ${settings.warmup} s slice of each scenario on the service and the floor`);

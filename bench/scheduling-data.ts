@@ -1,6 +1,6 @@
 /**
  * The scheduling part of a bench dataset, seeded through `npm run cli -- import --app ID -`
- * (NDJSON on stdin, DESIGN section 5 types) as a separate cached step on top of the messages
+ * (NDJSON on stdin, the importer's record types) as a separate cached step on top of the messages
  * dataset: bumping SCHEDULING_VERSION re-imports it (records are upserted on id) without
  * reseeding a million messages.
  *

@@ -46,7 +46,8 @@ const env = {
   LOG_LEVEL: 'warn',
 };
 
-/** A CLI command from dist/: one JSON object on stdout, exit 0 (DESIGN's CLI contract). */
+/** A CLI command from dist/: one JSON object on stdout, exit 0 (the CLI contract, docs/cli.md). */
+
 function cli(args, { viaNpm = false } = {}) {
   const [command, argv] = viaNpm ? ['npm', ['run', '-s', 'cli', '--', ...args]] : [process.execPath, ['dist/src/cli/main.js', ...args]];
   const result = spawnSync(command, argv, { env, encoding: 'utf8', timeout: 60_000 });

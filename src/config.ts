@@ -12,7 +12,8 @@ export class ConfigError extends Error {
 const HOUR_MS = 3_600_000;
 const ms = (min: number, max: number, fallback: number) => z.coerce.number().int().min(min).max(max).default(fallback);
 
-// Every environment variable the service reads, parsed once (STYLE: "Config is read once").
+// Every environment variable the service reads, parsed once here and nowhere else, so a bad
+// value stops the start with its name rather than failing later mid-request.
 const flag = z
   .enum(['0', '1', 'true', 'false', ''])
   .optional()
@@ -30,7 +31,7 @@ const envSchema = z.object({
   DATABASE_REPLICA_URL: z.string().url().optional(),
   DATA_DIR: z.string().default('./.data'),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
-  // postgres.js prepared statements break behind PgBouncer-style poolers (PITFALLS: Storage).
+  // postgres.js prepared statements break behind PgBouncer-style transaction poolers: 0 turns them off.
   DB_PREPARE: z.enum(['0', '1']).default('1').transform((v) => v === '1'),
   REDIS_URL: z.string().optional(),
   DEMO: z.enum(['0', '1']).default('1').transform((v) => v === '1'),
@@ -56,7 +57,7 @@ const envSchema = z.object({
   RATE_LIMIT_MINUTE: z.coerce.number().int().min(1).default(600),
   RATE_LIMIT_HOUR: z.coerce.number().int().min(1).default(20000),
   RATE_LIMIT_DAY: z.coerce.number().int().min(1).default(200000),
-  // Failed token requests in 15 minutes (DESIGN section 4): per client id from one source
+  // Failed token requests in 15 minutes: per client id from one source
   // address (then that address is refused for that client), per source address whatever the
   // client id (then the address is refused), and per client id from all addresses (then each
   // address that already failed for it gets no further guess; a clean address still gets in).
@@ -115,7 +116,7 @@ const envSchema = z.object({
     .string()
     .optional()
     .transform((v) => (v ? v.split(',').map((o) => o.trim()).filter(Boolean) : [])),
-  // Webhook worker (DESIGN section 7): poll interval (0: no poller in this process), send
+  // Webhook worker: poll interval (0: no poller in this process), send
   // timeout, deliveries claimed per poll, and the retry delays in seconds after each failed
   // attempt (Standard Webhooks' example schedule; each gets +-10% jitter).
   WEBHOOK_POLL_MS: ms(0, HOUR_MS, 1000),
@@ -177,9 +178,8 @@ export interface SigningJwk {
 }
 
 /**
- * JWT_PRIVATE_JWK must be an EC P-256 private JWK (ES256). Anything else was once accepted and
- * failed later: a symmetric "oct" key was published in the JWKS, and a key without "d" could not
- * sign. Throws a one-line reason that never quotes key material.
+ * JWT_PRIVATE_JWK must be an EC P-256 private JWK (ES256). Anything else would fail later: a
+ * symmetric "oct" key would be published in the JWKS, and a key without "d" cannot sign. Throws a one-line reason that never quotes key material.
  */
 export function parseSigningJwk(text: string): SigningJwk {
   let jwk: unknown;

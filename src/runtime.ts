@@ -31,7 +31,7 @@ export interface RequestContext {
   readonly logger: Logger;
   /** Present on every authenticated request; the token endpoint runs without one. */
   auth: AuthContext | undefined;
-  /** Per-request memo (DataLoaders live here; PITFALLS: never a long-lived cache). */
+  /** Per-request memo (DataLoaders live here, never in a long-lived cache: a later request must see new writes). */
   readonly loaders: Map<string, unknown>;
   /**
    * The operation is one of the service's own documents (a v1 REST route's), not a client's:
@@ -56,7 +56,8 @@ export interface RequestContext {
 /**
  * The context of one HTTP request. Its logger and loader map are made on first use: most reads
  * log nothing at the default level and use no loader, and a pino child per request (its bindings
- * serialized, the redaction paths parsed) was measurable CPU and garbage on every request (bench/).
+ * serialized, the redaction paths parsed) would cost CPU and garbage on every request.
+
  * Own enumerable getters, not a class: graphql-yoga copies the context with Object.assign, which
  * reads own getters and would miss a prototype's.
  */

@@ -7,7 +7,7 @@ const LIMIT = 20;
 /** Active or paused campaigns named like "promo", tagged vip, created in the 90 days before seeding. */
 const window = (seededAt: string) => ({ start: new Date(Date.parse(seededAt) - 90 * DAY).toISOString(), end: seededAt });
 
-/** The search body (SPEC's POST campaigns/search), sent to the service and the floor alike. */
+/** The search body (POST campaigns/search), sent to the service and the floor alike. */
 function searchBody(seededAt: string) {
   const { start, end } = window(seededAt);
   return { limit: LIMIT, filter: { status: ['active', 'paused'], name: 'promo', tags: ['vip'], startDate: start, endDate: end } };

@@ -30,7 +30,7 @@ export const limitOf = (q: URLSearchParams) => Number(q.get('limit') ?? 50);
 
 const iso = (value: unknown) => (value instanceof Date ? value.toISOString() : value === null ? null : String(value));
 
-/** SPEC "Message (list item)": the sixteen list fields, what the REST route returns. */
+/** A message as a list item: the sixteen list fields, what the REST route returns. */
 export function messageItem(r: Record<string, unknown>) {
   return {
     id: r.id,
@@ -52,7 +52,7 @@ export function messageItem(r: Record<string, unknown>) {
   };
 }
 
-/** A keyset page in SPEC's list envelope; the floor's cursor is plain base64url JSON of the last row. */
+/** A keyset page in the REST list envelope; the floor's cursor is plain base64url JSON of the last row. */
 export function listPage(rows: Record<string, unknown>[], limit: number, item: (r: Record<string, unknown>) => unknown) {
   const hasMore = rows.length > limit;
   const page = hasMore ? rows.slice(0, limit) : rows;

@@ -25,5 +25,5 @@ export const scenarios: Scenario[] = [
 /** Not autocannon runs: held-open subscriptions and one write per round (bench/sse.ts). */
 export const fanoutScenarios: FanoutScenario[] = [sseFanout];
 
-/** Named by issue 10, not in the service yet: listed as such in the output, never faked. */
+/** Scenarios the targets name that the service cannot run yet: listed as such in the output, never faked. */
 export const pendingScenarios: PendingScenario[] = [];

@@ -5,8 +5,8 @@ import { emptyFunnel, rollupFunnel, type FunnelCounts } from './funnel.js';
 import { campaignRollups } from './tables.js';
 
 /**
- * campaign.stats for a whole page in one grouped query (PITFALLS: DataLoader batches loads of
- * one tick; one loader per request). Keys are (appId, campaignId).
+ * campaign.stats for a whole page in one grouped query: DataLoader batches the loads of one
+ * tick; one loader per request, so nothing is cached across requests. Keys are (appId, campaignId).
  */
 export function campaignStatsLoader(ctx: RequestContext) {
   return loader(

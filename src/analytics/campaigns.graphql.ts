@@ -9,12 +9,12 @@ import { campaignFilters as shape, campaignListArgs, campaignStatusFilters } fro
 import type { CampaignRow } from './tables.js';
 
 export const FunnelRef = builder.objectRef<FunnelCounts>('Funnel').implement({
-  description: 'Outbound message funnel: sent = sent+delivered+read, delivered = delivered+read, read, failed, cost (DESIGN section 6).',
+  description: 'Outbound message funnel: sent = sent+delivered+read, delivered = delivered+read, read, failed, cost.',
   fields: (t) => funnelFields(t),
 });
 
 export const CampaignRef = builder.objectRef<CampaignRow>('Campaign').implement({
-  description: 'A messaging campaign (SPEC "Campaign"). Scope: campaigns:read.',
+  description: 'A messaging campaign. Scope: campaigns:read.',
   fields: (t) => ({
     id: t.exposeID('id', { description: 'Campaign id (UUID).' }),
     name: t.exposeString('name', { description: 'Campaign name.' }),

@@ -2,7 +2,7 @@ import * as crypto from 'node:crypto';
 import { isoInstant } from '../time/iso-instant.js';
 
 /**
- * Keyset cursors (DESIGN section 6): opaque base64url of the last row's (created_at, id), bound
+ * Keyset cursors: opaque base64url of the last row's (created_at, id), bound
  * to the list they came from by an HMAC under a server key, so a cursor the server did not issue
  * (edited, foreign, or built by a client that knows the format) is refused rather than
  * positioning the page. The key is derived from the JWT signing keys (auth/keys.ts): shared by

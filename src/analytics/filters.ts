@@ -1,20 +1,20 @@
 import { z } from 'zod';
 import { dayString } from '../time/instant-input.js';
 
-// Query vocabularies shared by the GraphQL arguments and the REST paths (SPEC "States").
+// Query vocabularies shared by the GraphQL arguments and the REST paths: the states a message can be in.
 export const messageStatuses = ['pending', 'queued', 'sent', 'delivered', 'read', 'failed', 'flow_handled', 'received'] as const;
 export const directions = ['inbound', 'outbound'] as const;
 
 export const DEFAULT_PAGE = 50;
 export const MAX_PAGE = 200;
 
-/** DESIGN section 6: default limit 50, maximum 200; beyond, 400. */
+/** Default limit 50, maximum 200; beyond, 400 rather than a silently shorter page. */
 export const pageSize = z.number().int().min(1).max(MAX_PAGE).nullish().transform((v) => v ?? DEFAULT_PAGE);
 
 /** YYYY-MM-DD, a real calendar day within INPUT_YEARS. */
 export const isoDay = dayString;
 
-/** Whole UTC days, both inclusive (DESIGN section 6): [start 00:00, end + 1 day 00:00). */
+/** Whole UTC days, both inclusive: [start 00:00, end + 1 day 00:00). */
 export function dayRange(startDate?: string, endDate?: string): { from?: Date; to?: Date } {
   return {
     from: startDate ? new Date(`${startDate}T00:00:00.000Z`) : undefined,
@@ -72,7 +72,7 @@ export const messageListArgs = z
   });
 export type MessageListArgs = z.output<typeof messageListArgs>;
 
-// SPEC "Campaign status": filter values; `all` means no filter.
+// Campaign status filter values; `all` means no filter.
 export const campaignStatusFilters = ['all', 'active', 'completed', 'paused', 'failed', 'scheduled', 'running'] as const;
 
 export const campaignFilters = {

@@ -4,7 +4,7 @@ import type { FunnelCounts } from './funnel.js';
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 type FieldBuilder<Shape> = PothosSchemaTypes.ObjectFieldBuilder<Types, Shape>;
 
-/** The funnel counts of DESIGN section 6 (sent, delivered, read, failed) of any object type carrying them. */
+/** The funnel counts (sent, delivered, read, failed) of any object type carrying them. */
 export const funnelCountFields = <Shape extends Omit<FunnelCounts, 'cost'>>(t: FieldBuilder<Shape>) => ({
   sent: t.int({ description: 'Messages sent (sent + delivered + read).', resolve: (parent) => parent.sent }),
   delivered: t.int({ description: 'Messages delivered (delivered + read).', resolve: (parent) => parent.delivered }),

@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { campaignRollups, messages } from './tables.js';
 
-// DESIGN section 6: the funnel over outbound messages.
+// The funnel over outbound messages: each stage counts the messages that reached it or went further.
 export const funnel = {
   sent: ['sent', 'delivered', 'read'],
   delivered: ['delivered', 'read'],

@@ -7,7 +7,7 @@ import { instantString } from '../time/instant-input.js';
 import { directions, messageStatuses } from './filters.js';
 import { campaigns, messages, templates } from './tables.js';
 
-// DESIGN section 5: SPEC field names (snake_case) plus the extras it lists.
+// Record fields in the API's snake_case names, plus the import-only extras.
 const instant = instantString;
 const nullableInstant = instant.nullish().transform((v) => v ?? null);
 
@@ -153,7 +153,7 @@ export const campaignImport: ImportType<typeof campaignRecord> = {
 
 export const templateImport: ImportType<typeof templateRecord> = {
   type: 'template',
-  // A record's own app_id is accepted but ignored: the app comes from --app (DESIGN section 5).
+  // A record's own app_id is accepted but ignored: the app comes from --app, so a file cannot write into another app.
   schema: templateRecord,
   write: async (tx, appId, records) => {
     await tx

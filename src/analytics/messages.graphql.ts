@@ -6,7 +6,7 @@ import { connectionOf, pageComplexity } from '../graphql/connection.js';
 import type { MessageRow } from './tables.js';
 
 export const MessageRef = builder.objectRef<MessageRow>('Message').implement({
-  description: 'A connector message (SPEC "Message"). Scope: messages:read.',
+  description: 'A connector message. Scope: messages:read.',
   fields: (t) => ({
     id: t.exposeString('id', { description: 'Message id.' }),
     source: t.exposeString('source', { description: 'Connector source system.' }),

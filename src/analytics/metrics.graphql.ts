@@ -22,7 +22,7 @@ const SummaryMetricsRef = builder.objectRef<SummaryMetrics>('SummaryMetrics').im
 });
 
 const TagStatsRef = builder.objectRef<TagStats>('TagStats').implement({
-  description: 'Statistics of the campaigns carrying a tag (DESIGN section 6).',
+  description: 'Statistics of the campaigns carrying a tag.',
   fields: (t) => ({
     campaignCount: t.exposeInt('campaignCount', { description: 'Campaigns carrying the tag.' }),
     ...funnelCountFields(t),

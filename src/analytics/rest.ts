@@ -7,12 +7,12 @@ interface Connection<T> {
   nodes: T[];
 }
 
-/** SPEC's list envelope: data, meta.timestamp, pagination { limit, hasMore, nextCursor }. */
+/** The list envelope: data, meta.timestamp, pagination { limit, hasMore, nextCursor }. */
 const listEnvelope = <T>(page: Connection<T>) => ({
   body: withMeta(page.nodes, { pagination: { limit: page.limit, hasMore: page.pageInfo.hasNextPage, nextCursor: page.pageInfo.endCursor } }),
 });
 
-// SPEC "Message (list item)": the sixteen list fields, in SPEC's snake_case.
+// A message as a list item: the sixteen list fields, in the REST API's snake_case.
 const messageListFields = `
   id source destination provider_from: providerFrom provider_to: providerTo channel direction
   message_type: messageType user_phone: userPhone conversation_key: conversationKey
@@ -49,7 +49,7 @@ const campaignsQuery = `query RestCampaigns($appId: UUID!, $first: Int, $after: 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
- * SPEC: `filter` is an object, `filter.status` and `filter.tags` arrays of strings. GraphQL would
+ * `filter` is an object, `filter.status` and `filter.tags` arrays of strings. GraphQL would
  * take a lone string for a list (input coercion), and a non-object `filter` would be no filter
  * at all: both are refused here, with their body paths.
  */
@@ -90,7 +90,7 @@ analyticsRoutes.push(
     method: 'POST',
     path: '/analytics/:appId/campaigns/search',
     invalidJson: 'invalid_json',
-    // SPEC: filter.startDate and filter.endDate are ISO datetimes, half-open (DESIGN section 6).
+    // filter.startDate and filter.endDate are ISO datetimes, half-open [start, end).
     body: {
       map: (body) => {
         const filter = searchFilter(body);

@@ -132,7 +132,7 @@ export async function seedAnalytics(options: SeedOptions) {
 
 /**
  * One JSON parameter per batch instead of ~20 bind parameters a row: binding dominated the time
- * of a multi-row INSERT (measured ~900 rows/s on PostgreSQL with 2,000-row batches).
+ * of a multi-row INSERT.
  */
 async function insertJson(db: Db, rows: MessageInsert[]) {
   const json = JSON.stringify(

@@ -35,7 +35,7 @@ export const messages = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.appId, t.id] }),
-    // Keyset order of the list (DESIGN section 6: created_at desc, id desc), with and without
+    // Keyset order of the list (created_at desc, id desc), with and without
     // the most selective filters in front. Ascending on purpose: a backward scan yields
     // DESC NULLS FIRST, the default of ORDER BY ... DESC; a DESC NULLS LAST index does not.
     index('messages_app_created_idx').on(t.appId, t.createdAt, t.id),
@@ -54,7 +54,7 @@ export const messages = pgTable(
 /*
  * Pre-aggregated outbound funnels, maintained by statement-level triggers on `messages`
  * (migration analytics_rollup_triggers) so that every writer keeps them exact with no code of
- * its own. Counts follow the funnel of DESIGN section 6 (sent = sent+delivered+read, ...).
+ * its own. Counts follow the funnel (sent = sent+delivered+read, ...; see funnel.ts).
  */
 const funnelCounts = () => ({
   sent: integer('sent').notNull().default(0),

@@ -19,7 +19,7 @@ export interface TagStats extends Omit<FunnelCounts, 'cost'> {
 }
 
 /**
- * DESIGN section 6: over the app's campaigns carrying the tag; the funnel over outbound
+ * Over the app's campaigns carrying the tag; the funnel over outbound
  * messages of those campaigns; last_used is the newest such campaign; an unused tag is 404.
  */
 export async function tagStats(ctx: RequestContext, appId: string, tag: string): Promise<TagStats> {

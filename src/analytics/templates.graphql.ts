@@ -5,7 +5,7 @@ import type { TemplateRow } from './tables.js';
 import { buttonCount, getTemplate, listTemplates, quickReplyCount, templateFilters as shape, templateListArgs } from './templates.service.js';
 
 export const TemplateRef = builder.objectRef<TemplateRow>('Template').implement({
-  description: 'A message template (SPEC "Template"). Scope: analytics:read.',
+  description: 'A message template. Scope: analytics:read.',
   fields: (t) => ({
     id: t.exposeID('id', { description: 'Template id (UUID).' }),
     appId: t.exposeID('appId', { description: 'The app of the template.' }),

@@ -60,6 +60,7 @@ interface Button {
   type?: string;
 }
 
-/** DESIGN section 6: button_count = buttons; quick_reply_count = buttons of type QUICK_REPLY. */
+/** button_count = buttons;
+ quick_reply_count = buttons of type QUICK_REPLY. */
 export const buttonCount = (row: TemplateRow) => (row.buttons as Button[]).length;
 export const quickReplyCount = (row: TemplateRow) => (row.buttons as Button[]).filter((b) => b.type === 'QUICK_REPLY').length;

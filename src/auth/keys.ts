@@ -31,7 +31,7 @@ export interface SigningKeys {
 }
 
 /**
- * Keys are shared by every instance (DESIGN section 2): from JWT_PRIVATE_JWK when given, else
+ * Keys are shared by every instance, so any of them verifies any token: from JWT_PRIVATE_JWK when given, else
  * generated once and kept in the database (first starts are serialized by an advisory lock).
  * The newest active key signs; older active keys still verify until they are retired
  * (`keys rotate` retires those whose tokens have all expired; `keys retire --kid`).

@@ -18,7 +18,7 @@ export interface ClientCredentials {
   sourceAddress: string;
 }
 
-/** 429 for a request over a budget of failed token requests (DESIGN section 4). */
+/** 429 for a request over a budget of failed token requests. */
 function throwIfBlocked(retryAfter: number | undefined): void {
   if (retryAfter === undefined) return;
   throw new AppError('rate_limit_exceeded', 'Too many failed authentication attempts', {
@@ -28,7 +28,7 @@ function throwIfBlocked(retryAfter: number | undefined): void {
 
 const limits = { client_id: CLIENT_ID_MAX_LENGTH, client_secret: CLIENT_SECRET_MAX_LENGTH } as const;
 
-/** The client credentials grant (SPEC: POST /oauth/token; DESIGN section 2). */
+/** The client credentials grant (POST /oauth/token). */
 export async function issueToken(runtime: Runtime, input: ClientCredentials) {
   if (input.grantType !== 'client_credentials') {
     throw new AppError('unsupported_grant_type', 'grant_type must be client_credentials', {
@@ -105,7 +105,7 @@ function clientWithApps(db: Db, clientId: string) {
 
 /**
  * RFC 7009 semantics: success whether or not the token was valid. A token issued to another
- * client is left alone (DESIGN section 2).
+ * client is left alone: a client can revoke only its own tokens.
  */
 export async function revokeToken(ctx: RequestContext, token: string): Promise<void> {
   const caller = ctx.auth!;
@@ -130,13 +130,13 @@ export type Authentication = { ok: true; auth: AuthContext; quota: ClientQuota }
 /**
  * The one query of every authenticated request: revocation and the client's quotas. Lookups of
  * requests that arrive together go to the database as one query (a DataLoader without a cache,
- * per database handle): under load a database round trip was the largest fixed cost of a request
- * (bench/), and N requests in flight now share one. One query is in flight at a time: a request
+ * per database handle): under load a database round trip is the largest fixed cost of a request,
+ * and N requests in flight share one. One query is in flight at a time: a request
  * arriving while one is waits for it to settle and joins the next, sent on the following turn of
  * the event loop with every request that arrived meanwhile. So while the database is away the
  * waiting requests do not queue up one query each on the lookup's single connection (each failed
  * connection attempt answered one of them, and the rest waited longer and longer); each batch
- * gets the next attempt's answer together (503). Still strict (DESIGN section 2): a batch's
+ * gets the next attempt's answer together (503). Revocation still takes effect at once: a batch's
  * query is sent after every request in it arrived, so it reads every revocation committed
  * before any of them began.
  */
@@ -190,7 +190,7 @@ function authBatch(db: Db) {
         const byKey = new Map(rows.map((r) => [tokenKey(r), r]));
         return keys.map((k) => byKey.get(tokenKey(k)));
       },
-      // Not a cache: every request reads the database (DESIGN section 2); only the query is shared.
+      // Not a cache: every request reads the database, so a revocation counts at once; only the query is shared.
       { cache: false, batchScheduleFn: (dispatch) => void inFlight.then(() => setImmediate(dispatch)), maxBatchSize: 500 },
     );
     authBatches.set(db, batch);
@@ -205,7 +205,7 @@ const tokenKey = (k: TokenKey) => `${k.clientId}\u0000${k.jti}`;
  * process, the CLI included), and that process writes every revocation (revokeToken forgets the
  * token's answer in the same request), so a token's lookup can be answered from memory without
  * a wasm query per request. On PostgreSQL another instance may revoke at any moment, so the
- * database is asked on every request (DESIGN section 2). Only live answers are kept (a revoked
+ * database is asked on every request. Only live answers are kept (a revoked
  * token or a missing client is asked again), at most 10,000, oldest first out.
  */
 const EMBEDDED_ANSWERS = 10_000;

@@ -4,7 +4,7 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAb
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 
-// DESIGN section 4: per client, three windows; headers surface the window with the smallest
+// Per client, three windows; headers surface the window with the smallest
 // remaining fraction (ties: the shorter); any exhausted window answers 429 with Retry-After.
 export const windows = [
   { name: 'minute', seconds: 60 },
@@ -61,7 +61,7 @@ export class RateLimits {
     private readonly logger: Logger,
   ) {
     if (config.REDIS_URL) {
-      // PITFALLS (rate limits): no offline queue, so a Redis outage fails fast into the
+      // No offline queue, so a Redis outage fails fast into the
       // in-memory insurance limiter instead of waiting out retries.
       this.redis = new Redis(config.REDIS_URL, {
         enableOfflineQueue: false,
@@ -70,7 +70,7 @@ export class RateLimits {
         lazyConnect: false,
         // A Redis that keeps the connection open but stops answering (a hung server, a
         // half-open link) is still "ready" to ioredis: without these every request waited on
-        // it for as long as the socket stayed up (an audit: minutes). A command unanswered in
+        // it for as long as the socket stayed up. A command unanswered in
         // COMMAND_TIMEOUT_MS fails, so its request falls back to memory; a socket silent for
         // SOCKET_TIMEOUT_MS with commands pending is dropped, and until a reconnect is ready
         // again every request goes to memory at once.
@@ -116,8 +116,8 @@ export class RateLimits {
 
   /**
    * Whether a token request (its client id and source address, as `keys`) is refused before its
-   * secret is checked (Retry-After seconds), against secret guessing without lock-out (DESIGN
-   * section 4):
+   * secret is checked (Retry-After seconds), against secret guessing without locking out the
+   * client's own callers:
    * - an address that spent its failure budget is refused, whatever the client id;
    * - an address that spent its budget for this client id is refused for that client;
    * - while a client id is over its budget from all addresses together (a guess spread over
@@ -172,7 +172,7 @@ export class RateLimits {
 
   /**
    * The three limiters of a quota, looked up once per request (one key, one Map read): the
-   * request path's rate limiting was ~6 KB of garbage a request before (bench/).
+   * request path creates no limiter objects of its own.
    */
   private windowLimiters(quota: ClientQuota): WindowTrio {
     const key = `${quota.minute}:${quota.hour}:${quota.day}`;
@@ -203,7 +203,7 @@ export class RateLimits {
       const res = await limiter.consume(key, 1);
       return { remainingPoints: res.remainingPoints, msBeforeNext: res.msBeforeNext, refused: false };
     } catch (rejection) {
-      // A store failure is an Error, not a refusal (PITFALLS): never turn an outage into 429s.
+      // A store failure is an Error, not a refusal: never turn an outage into 429s.
       if (rejection instanceof RateLimiterRes) return { remainingPoints: 0, msBeforeNext: rejection.msBeforeNext, refused: true };
       this.logger.error({ err: rejection }, 'rate limiter failure; request allowed');
       return { remainingPoints: 1, msBeforeNext: 0, refused: false };

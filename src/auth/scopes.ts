@@ -1,4 +1,4 @@
-// SPEC's six scopes plus DESIGN section 2's additions.
+// Every scope a client can be granted; each GraphQL field and REST path requires one.
 export const scopes = [
   'oauth:revoke',
   'messages:read',

@@ -4,7 +4,7 @@ import type { Db } from '../db/client.js';
 import { serverSecrets } from './tables.js';
 
 /**
- * Client secrets are random 256-bit values, not passwords (DESIGN section 2): a slow password
+ * Client secrets are random 256-bit values, not passwords: a slow password
  * hash buys nothing against guessing them and made every token request, and every guess at an
  * unknown client id, cost tens of milliseconds of CPU. They are stored as HMAC-SHA256 under a
  * server key, so a copy of oauth_clients alone does not let anyone check a guessed secret.

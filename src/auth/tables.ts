@@ -9,7 +9,7 @@ export const oauthClients = pgTable('oauth_clients', {
   // that scheme may still hold the old "scrypt$N$r$p$salt$hash", replaced on their next token.
   secretHash: text('secret_hash').notNull(),
   scopes: text('scopes').array().notNull(),
-  // Per-client quotas; null means the configured default (DESIGN section 4).
+  // Per-client quotas; null means the configured default (RATE_LIMIT_* in config.ts).
   rateMinute: integer('rate_minute'),
   rateHour: integer('rate_hour'),
   rateDay: integer('rate_day'),

@@ -67,7 +67,7 @@ function verifiedCache(keys: SigningKeys): Map<string, Verified> {
 }
 
 /**
- * Verifies signature, algorithm, issuer and audience (DESIGN section 2). Revocation is checked
+ * Verifies signature, algorithm (SIGNING_ALG only), issuer and audience. Revocation is checked
  * by the caller against the database. Returns the failure kind instead of throwing.
  */
 export async function verifyAccessToken(
@@ -76,7 +76,8 @@ export async function verifyAccessToken(
   token: string,
 ): Promise<AuthContext | VerifyFailure> {
   const cache = verifiedCache(keys);
-  // Keyed by the token itself (a key joining the settings copied ~1 KB a request); the settings
+  // Keyed by the token itself (a key joining the settings would copy them every request); the settings
+
   // are part of what was verified, so the same text under other settings is verified anew.
   const key = token;
   const entry = cache.get(key);

@@ -23,7 +23,7 @@ export function projectRoot(): string {
 
 export const migrationsFolder = () => path.join(projectRoot(), 'migrations');
 
-/** Applies pending migrations; on PostgreSQL several instances may start at once (DESIGN section 1). */
+/** Applies pending migrations; on PostgreSQL several instances may start at once, so they take turns. */
 export async function runMigrations(database: Database): Promise<void> {
   if (database.kind === 'pglite') {
     await migratePglite(database.db as unknown as PgliteDatabase, { migrationsFolder: migrationsFolder() });

@@ -1,5 +1,5 @@
-// The one error class services throw; the HTTP edge maps `type` to a status and SPEC's envelope,
-// GraphQL maps it to `extensions.code` (DESIGN section 3).
+// The one error class services throw; the HTTP edge maps `type` to a status and the error
+// envelope, GraphQL maps it to `extensions.code`, so both APIs name an error the same way.
 
 export const errorStatus = {
   invalid_request: 400,
@@ -46,7 +46,7 @@ export interface ErrorDetail {
 
 export interface AppErrorOptions {
   details?: ErrorDetail[];
-  /** Overrides the status implied by the type (invalid_client is 400 or 401 per SPEC). */
+  /** Overrides the status implied by the type (invalid_client: 400 for missing or malformed credentials, 401 for wrong ones). */
   status?: number;
   headers?: Record<string, string>;
   cause?: unknown;

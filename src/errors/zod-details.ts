@@ -18,7 +18,7 @@ function isMissing(issue: z.core.$ZodRawIssue): boolean {
   return false;
 }
 
-// Maps zod issues onto DESIGN section 3's detail codes, with dotted field paths.
+// Maps zod issues onto the API's detail codes, with dotted field paths.
 // Custom checks name their code in `params.code`.
 export function zodIssuesToDetails(issues: readonly z.core.$ZodIssue[], prefix: readonly PropertyKey[] = []): ErrorDetail[] {
   return issues.flatMap((issue) => {
@@ -72,7 +72,7 @@ function detailCode(issue: z.core.$ZodIssue): DetailCode {
   }
 }
 
-/** Parses service input, throwing SPEC's validation envelope with field paths on failure. */
+/** Parses service input, throwing the validation envelope with field paths on failure. */
 export function parseInput<S extends z.ZodType>(
   schema: S,
   input: unknown,
@@ -226,7 +226,8 @@ export const storableJsonObject = () => z.record(z.string(), z.unknown()).superR
 
 /**
  * How far ahead of our clock a provider's event time may be: its clock may run a little fast,
- * but an event cannot have happened later than now (a far-future time inflated billing).
+ * but an event cannot have happened later than now (a far-future time would inflate billing).
+
  */
 export const MAX_CLOCK_SKEW_MS = 5 * 60_000;
 

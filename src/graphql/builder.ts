@@ -12,12 +12,12 @@ import { INPUT_YEARS, parseInstant, RANGE_MESSAGE, type InputProblem } from '../
 
 export type Context = RequestContext;
 
-/** Which envelope type a field's validation failures use (SPEC: analytics vs scheduling paths). */
+/** Which envelope type a field's validation failures use (analytics paths answer validation_error, scheduling and video invalid_request). */
 export type ValidationErrorType = 'validation_error' | 'invalid_request';
 
 export const builder = new SchemaBuilder<{
   Context: Context;
-  // Mirrors the OAuth scopes plus per-app access (DESIGN section 2).
+  // Mirrors the OAuth scopes plus per-app access (a token's client may act for some apps only).
   AuthScopes: { scope: Scope; app: string };
   Scalars: {
     DateTime: { Input: Date; Output: Date | string };
@@ -43,7 +43,7 @@ export const builder = new SchemaBuilder<{
     defaultComplexity: 1,
     defaultListMultiplier: 10,
     // Client documents only (GRAPHQL_MAX_*): a REST route's document is fixed and its page sizes
-    // validated, and working out its cost was ~2 KB of garbage and a few µs on every REST request.
+    // validated, so working out its cost would be pure overhead on every REST request.
     limit: (ctx) =>
       ctx.ownDocument
         ? {}
@@ -85,7 +85,7 @@ builder.scalarType('DateTime', {
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 // Ids such as appId: a malformed one fails at coercion, before auth or any resolver runs, so it
-// is reported as a validation error of that argument (SPEC: invalid path parameters are 400).
+// is reported as a validation error of that argument (an invalid path parameter is a 400).
 builder.scalarType('UUID', {
   description: 'A UUID, e.g. 7d4f2c0e-5b1a-4c9e-9f3d-2a6b8c1e0f42',
   serialize: (value) => String(value),

@@ -5,7 +5,7 @@ import { describe } from '../rest/variables.js';
 
 /**
  * One mapping for every error leaving the schema: AppErrors keep their type as
- * `extensions.code` (DESIGN section 3); anything unexpected is masked as server_error.
+ * `extensions.code`, the REST `error.type`; anything unexpected is masked as server_error.
  */
 export function toAppError(error: unknown): AppError | undefined {
   let current: unknown = error;
@@ -46,7 +46,8 @@ export function appErrorToGraphQL(error: AppError, source?: GraphQLError): Graph
  * the executor names the variable in its message: graphql-js as `Variable "$input" got invalid
  * value ... at "input.scheduledAtUtc"; ...`, graphql-jit (compiled documents) as `Variable
  * "$scheduledAtUtc" got invalid value ...` with the innermost field's name. That name becomes
- * the detail's field, as DESIGN section 3 asks of every validation error.
+ * the detail's field: every validation error names the field it refuses.
+
  */
 function withVariablePath(error: AppError, source: GraphQLError): AppError {
   const refused = refusedVariable(source.message);

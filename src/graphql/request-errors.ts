@@ -19,7 +19,7 @@ import { appErrorToGraphQL, refusedVariable } from './errors.js';
 /**
  * Errors graphql-js raises before any resolver runs: the document's syntax, its validation
  * (graphql-armor's limits included), literal arguments and variable values that do not coerce.
- * DESIGN section 3 asks every GraphQL error for `extensions.code` equal to the REST
+ * Every GraphQL error carries `extensions.code` equal to the REST
  * `error.type` and `extensions.details` for validation failures, so these become AppErrors:
  * a refused argument or variable is its root field's validation type (`validation_error`, or
  * `invalid_request` for scheduling and video, as their REST paths answer) with the argument's

@@ -43,7 +43,7 @@ export function requestScope(runtime: Runtime): MiddlewareHandler<HttpEnv> {
   };
 }
 
-/** Maps any thrown error to SPEC's envelope; unexpected ones are logged and say nothing of internals. */
+/** Maps any thrown error to the error envelope; unexpected ones are logged and say nothing of internals. */
 export function errorHandler(runtime: Runtime) {
   return (error: Error, c: import('hono').Context<HttpEnv>) => {
     const appError = toAppError(error);
@@ -63,7 +63,7 @@ const graphqlShape: ErrorShape = (error, c) =>
     error.status as 401,
     error.headers,
   );
-/** The video host's envelope (DESIGN section 9): `{ ok: false, error: { type, message } }`. */
+/** The video host's envelope: `{ ok: false, error: { type, message } }`. */
 const videoShape: ErrorShape = (error, c) =>
   c.json({ ok: false, error: { type: error.type, message: error.message } }, error.status as 401, {
     ...error.headers,
@@ -72,7 +72,7 @@ const videoShape: ErrorShape = (error, c) =>
 
 /**
  * Bearer authentication then rate limiting, for every authenticated request, REST, GraphQL and
- * the video host alike (DESIGN sections 2, 4 and 9); `shape` writes 401 and 429 in the
+ * the video host alike; `shape` writes 401 and 429 in the
  * listener's own error format.
  */
 function requireAuth(runtime: Runtime, shape: ErrorShape, listener: 'rest' | 'graphql' | 'video'): MiddlewareHandler<HttpEnv> {
@@ -151,7 +151,7 @@ const isGraphiQLPage = (c: import('hono').Context<HttpEnv>) =>
   c.req.method === 'GET' && (c.req.header('accept') ?? '').includes('text/html') && !new URL(c.req.url).searchParams.has('query');
 
 /**
- * DESIGN: `/healthz` (the process is up) and `/readyz` (the database answers) on both
+ * `/healthz` (the process is up) and `/readyz` (the database answers) on both
  * listeners; `extra` joins both bodies. A failed readiness check logs the driver's error.
  */
 function mountHealth(app: Hono<HttpEnv>, runtime: Runtime, extra: Record<string, string> = {}): void {
@@ -236,7 +236,7 @@ export function createMainApp(runtime: Runtime, schema: GraphQLSchema, routes: r
   };
   app.on(['GET', 'POST'], '/graphql', tooLarge, async (c, next) => (isGraphiQLPage(c) ? graphiql(c) : graphqlAuth(c, next)), getParamsAreJson, execute);
   app.all('/graphql', methodNotAllowed('Use GET or POST'));
-  // graphql-sse, distinct-connections mode (DESIGN section 1): the token is checked on connect,
+  // graphql-sse, distinct-connections mode: the token is checked on connect,
   // scopes and app access when the subscription starts.
   app.on(['GET', 'POST'], '/graphql/stream', tooLarge, graphqlAuth, getParamsAreJson, execute);
   app.all('/graphql/stream', methodNotAllowed('Use GET or POST'));
@@ -251,7 +251,7 @@ export function createMainApp(runtime: Runtime, schema: GraphQLSchema, routes: r
   return app;
 }
 
-/** The video lookup host (SPEC: {video_url}/api/calls/{callId}); its route runs through the schema like v1's. */
+/** The video lookup host ({video_url}/api/calls/{callId}); its route runs through the schema like v1's. */
 export function createVideoApp(runtime: Runtime, schema: GraphQLSchema): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>();
   app.use('*', requestScope(runtime));

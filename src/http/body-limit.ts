@@ -5,7 +5,7 @@ import { AppError } from '../errors/app-error.js';
 import { lingerOnClose } from './lingering-close.js';
 import type { HttpEnv } from './types.js';
 
-/** The largest request body any listener reads (DESIGN: over 1 MiB is a 413). */
+/** The largest request body any listener reads: over 1 MiB is a 413. */
 export const ONE_MIB = 1024 * 1024;
 
 /** @hono/node-server's bindings: the node request behind the web one. */
@@ -29,7 +29,7 @@ export const announcesTooLarge = (length: string | undefined) => length !== unde
  * and no Transfer-Encoding means no body, and a Content-Length is checked as a number; only a
  * chunked body is counted as it streams (hono's bodyLimit). Asking hono's bodyLimit about every
  * request touched `Request.body`, which makes @hono/node-server build a full web Request (and
- * stream the body through it) even for a GET: several percent of a request's CPU (bench/).
+ * stream the body through it) even for a GET, a cost every request would pay.
  */
 export const tooLarge: MiddlewareHandler<HttpEnv> = (c, next) => {
   const transferEncoding = c.req.header('transfer-encoding');

@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import { AppError } from '../errors/app-error.js';
 import { errorEnvelope } from './envelope.js';
 
-/** How a listener writes an error body: SPEC's envelope, or the video host's (DESIGN section 9). */
+/** How a listener writes an error body: the API's envelope, or the video host's own. */
 export type ClientErrorBody = (error: AppError) => unknown;
 
 export const restErrorBody: ClientErrorBody = (error) => errorEnvelope(error);
@@ -20,7 +20,7 @@ function describe(code: string | undefined): AppError {
 /**
  * A request node's parser refuses (headers or URL over its 16 KiB limit, a malformed request
  * line) never reaches the app, and node answered it with a bare status line: no envelope and no
- * X-Request-Id, which DESIGN section 3 puts on every response. Answered here in the listener's
+ * X-Request-Id, which every response carries. Answered here in the listener's
  * format, and the connection closed, as node does.
  */
 export function answerClientErrors(server: Server, body: ClientErrorBody): void {

@@ -1,7 +1,7 @@
 import { AppError, type ErrorDetail } from '../errors/app-error.js';
 import { isoInstant } from '../time/iso-instant.js';
 
-// SPEC "Response envelope" and "Errors".
+// The REST response envelope: `data` and `meta.timestamp` on success, `error` on failure.
 export const timestamp = () => isoInstant(new Date());
 
 export function errorEnvelope(error: AppError) {
@@ -24,7 +24,7 @@ export function errorResponse(error: AppError, requestId?: string): Response {
 
 export const serverError = () => new AppError('server_error', 'Internal server error');
 
-/** A known path's other methods: 405 method_not_allowed (DESIGN section 3). */
+/** A known path's other methods: 405 method_not_allowed, not 404. */
 export const methodNotAllowed = (message: string) => (): never => {
   throw new AppError('method_not_allowed', message);
 };

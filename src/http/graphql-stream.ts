@@ -102,12 +102,12 @@ const isAsyncIterable = (value: unknown): value is AsyncIterable<unknown> =>
   typeof value === 'object' && value !== null && typeof (value as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function';
 
 /**
- * GraphQL over SSE (graphql-sse, distinct-connections mode; DESIGN section 1) at `endpoint`, in
- * the shape of @graphql-yoga/plugin-graphql-sse, with the document's own errors answered as on
- * /graphql: a syntax error or a broken limit (thrown by the parse hooks) was a 500, and a
- * validation error graphql-sse's "Unable to detect operation AST". Now each is a JSON
- * `{errors}` with `extensions.code` and `details` (DESIGN section 3) and the status /graphql
- * gives it; so are graphql-sse's own refusals (a body that is not JSON, no query).
+ * GraphQL over SSE (graphql-sse, distinct-connections mode) at `endpoint`, in the shape of
+ * @graphql-yoga/plugin-graphql-sse, with the document's own errors answered as on /graphql:
+ * left to graphql-sse, a syntax error or a broken limit (thrown by the parse hooks) would be a
+ * 500 and a validation error "Unable to detect operation AST". Each is a JSON `{errors}` with
+ * `extensions.code` and `details` and the status /graphql gives it; so are graphql-sse's own
+ * refusals (a body that is not JSON, no query).
  */
 export function useGraphQLStream(endpoint: string, mask: (error: unknown) => GraphQLError): Plugin {
   const contexts = new WeakMap<Request, Record<string, unknown>>();

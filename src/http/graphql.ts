@@ -16,7 +16,7 @@ import { useGraphQLStream } from './graphql-stream.js';
 /**
  * The request's context is yoga's server context itself. yoga's `context` option would copy it
  * into the operation's context with Object.assign, which calls its lazy getters (a pino child
- * logger on every request, bench/); the server context is copied by property descriptor
+ * logger on every request); the server context is copied by property descriptor
  * (@whatwg-node/server's isolateObject), so the getters stay lazy and share one logger.
  */
 export type YogaServerContext = RequestContext;
@@ -130,7 +130,7 @@ function mapEvents<T, R>(source: AsyncIterable<T>, map: (value: T) => R | Promis
  * yoga's responses made with the Response class of the moment: on the server that is
  * @hono/node-server's, whose string body the listener writes straight to the socket. yoga's own
  * default (@whatwg-node/node-fetch's) makes the listener read every JSON body back through a
- * ReadableStream reader (bench/: a GraphQL page cost twice a REST page's CPU). Resolved per
+ * ReadableStream reader, which costs more CPU than the rest of the response. Resolved per
  * call, because the listener installs its class when it starts, after the app is built.
  */
 const HostResponse = function HostResponse(body?: BodyInit | null, init?: ResponseInit) {
@@ -138,15 +138,15 @@ const HostResponse = function HostResponse(body?: BodyInit | null, init?: Respon
 } as unknown as typeof Response;
 
 /**
- * graphql-yoga with the abuse limits composed as plugins (STYLE: cross-cutting concerns are
- * plugins): size, operation name, tokens, fields, depth, aliases and directives before validation
+ * graphql-yoga with the abuse limits composed as plugins, so each stays one concern in one
+ * place: size, operation name, tokens, fields, depth, aliases and directives before validation
  * (document-budget.ts); cost (and depth again) in the Pothos complexity plugin before any resolver runs.
  */
 /**
  * GraphiQL bundled in the page (no CDN): works offline and behind strict egress. The bundle is
  * loaded on the first page view, not at start-up: its module holds the whole of GraphiQL as
- * strings, 33 MB of the 81 MB of heap an idle service used (a heap snapshot), which an instance
- * that never serves the page need not carry.
+ * strings, a large share of an idle service's heap, which an instance that never serves the
+ * page need not carry.
  */
 const renderBundledGraphiQL = async (options: GraphiQLOptions) => (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(options);
 
@@ -196,7 +196,7 @@ export function createGraphQLServer(
   const maskError = (error: unknown): GraphQLError => {
     if (typeof error === 'object' && error !== null) masked.add(error);
     // The document's own errors (syntax, validation, limits, arguments and variables that
-    // do not coerce): the REST error type, details, 400 (DESIGN section 3).
+    // do not coerce): the REST error type, details, 400, as the REST paths answer them.
     if (error instanceof GraphQLError && isRequestError(error)) return appErrorToGraphQL(requestError(schema, error), error);
     const appError = toAppError(error);
     if (appError) {
@@ -216,7 +216,7 @@ export function createGraphQLServer(
     graphqlEndpoint: '/graphql',
     landingPage: false,
     // The listener's own 1 MiB limit (tooLarge in app.ts) runs before yoga. yoga's 25 MB one
-    // would pipe every body through a TransformStream into a new Request: pure cost (bench/).
+    // would pipe every body through a TransformStream into a new Request: cost and no gain.
     maxRequestBodySize: false,
     fetchAPI: { Response: HostResponse },
     // CORS is the gateway's (CORS_ORIGINS, app.ts): yoga's default echoed any Origin on /graphql.
@@ -238,7 +238,8 @@ export function createGraphQLServer(
       shouldPersistHeaders: true,
     },
     plugins: [
-      // Subscriptions over graphql-sse, distinct-connections mode (PITFALLS), at /graphql/stream.
+      // Subscriptions over graphql-sse, distinct-connections mode, at /graphql/stream: one plain SSE
+      // response per subscription, which proxies pass through.
       useGraphQLStream('/graphql/stream', maskError),
       subscriptionErrorsAsResults,
       useOperationMetrics(new OperationLabels(ownOperationNames([...graphiqlTabs.map((t) => t.query), ...ownDocuments]), config.GRAPHQL_METRIC_OPERATION_NAMES)),

@@ -5,7 +5,7 @@ import type { Db, Tx } from '../db/client.js';
 import { zodIssuesToDetails } from '../errors/zod-details.js';
 
 /**
- * One NDJSON record type (DESIGN section 5): its zod schema (SPEC field names) and how it is
+ * One NDJSON record type: its zod schema (the API's snake_case field names) and how it is
  * upserted on `id` inside the import's transaction. Each domain registers its own in import.ts.
  */
 export interface ImportType<S extends z.ZodType = z.ZodType> {
@@ -58,7 +58,7 @@ export async function importNdjson(args: {
         // In a savepoint: a batch the database refuses can be tried again record by record.
         await write(entries.map((e) => e.record));
       } catch (error) {
-        // Name the line (DESIGN section 5): one record at a time, in file order, until one is
+        // Name the refused line: one record at a time, in file order, until one is
         // refused. The import is aborted either way, so what these writes leave does not stay.
         for (const entry of entries) {
           try {
@@ -139,10 +139,9 @@ function writeFailure(error: unknown): string {
 }
 
 /**
- * The longest line the importer takes, in bytes. A record is an object of SPEC's fields (the
+ * The longest line the importer takes, in bytes. A record is an object of the API's fields (the
  * API takes bodies up to 1 MiB); a line past this is refused with its number before it is
- * held whole. Unbounded, a line over V8's longest string (about 512 MB) ended the CLI with a
- * stack trace.
+ * held whole. Unbounded, a line over V8's longest string would end the CLI with a stack trace.
  */
 export const MAX_LINE_BYTES = 16 * 1024 * 1024;
 

@@ -4,7 +4,7 @@ import { catalogImport, productImport } from '../sends/import.js';
 import { videoCallImport } from '../video/import.js';
 import type { ImportType } from './ndjson.js';
 
-// Every domain's NDJSON record types (DESIGN section 5), in dependency order.
+// Every domain's NDJSON record types, in dependency order.
 export const importTypes: readonly ImportType[] = [
   campaignImport,
   messageImport,

@@ -58,7 +58,7 @@ export function zodJsonSchema(schema: z.ZodType): JsonSchema {
 /** Argument schemas that zod cannot state by themselves (a transform over unknown input). */
 const argumentOverrides: Record<string, () => JsonSchema> = {
   'sendMessage.message': () => ({
-    description: 'A Flow or Product List payload (by `interactive.type`) or a template send (DESIGN section 8).',
+    description: 'A Flow or Product List payload (by `interactive.type`) or a template send.',
     oneOf: [
       { title: 'Flow message', ...zodJsonSchema(flowMessageSchema) },
       { title: 'Product List message', ...zodJsonSchema(productListMessageSchema) },
@@ -258,7 +258,7 @@ function routeOperation(schema: GraphQLSchema, route: RestRoute, host: 'main' | 
       ...(rest.some((v) => v.required) ? { required: rest.filter((v) => v.required).map((v) => v.name) } : {}),
     };
     bodyRequired = rest.some((v) => v.required);
-    // The adapter reads the same names from the query string (SPEC: DELETE's `reason`).
+    // The adapter reads the same names from the query string (DELETE's `reason`: a DELETE may carry no body).
     if (route.method === 'DELETE') for (const v of rest) queryParam({ ...v, required: false });
   } else if ('variable' in route.body) {
     const variable = variables.get(route.body.variable)!;
@@ -398,7 +398,7 @@ function components(): Record<string, unknown> {
       },
       Error: {
         type: 'object',
-        description: 'SPEC "Errors": the main API error body.',
+        description: 'The main API error body.',
         properties: {
           error: {
             type: 'object',
@@ -415,7 +415,7 @@ function components(): Record<string, unknown> {
       },
       VideoHostError: {
         type: 'object',
-        description: 'The video host error body (DESIGN section 9).',
+        description: 'The video host error body.',
         properties: {
           ok: { const: false },
           error: { type: 'object', properties: { type: { type: 'string', enum: errorTypes }, message: { type: 'string' } }, required: ['type', 'message'] },

@@ -4,8 +4,8 @@ import type { Logger } from '../log.js';
 import { scheduledCallEvents, type ScheduledCallEventRow } from '../scheduling/tables.js';
 import { StreamSlots } from './stream-slots.js';
 
-// Timeline events reach subscribers when their transaction commits, on every instance
-// (DESIGN section 7): the writer sends NOTIFY inside its transaction (PostgreSQL delivers it at
+// Timeline events reach subscribers when their transaction commits, on every instance:
+// the writer sends NOTIFY inside its transaction (PostgreSQL delivers it at
 // commit, and never for a rollback); each instance LISTENs once and fans the event out to its own
 // subscribers. PGlite supports LISTEN/NOTIFY in process, so both storages share one path.
 
@@ -14,8 +14,8 @@ export const TIMELINE_CHANNEL = 'switchboard_timeline';
 const MAX_PAYLOAD = 7000;
 /**
  * Subscribers served per turn of the event loop. Serving one runs its subscription document and
- * writes its SSE frame (~50 µs); 1,000 of them in one go held the loop for 50-100 ms, and the
- * PATCH that caused the event (or any other request) waited for the last one (bench/ sse_fanout).
+ * writes its SSE frame; serving thousands in one go would hold the event loop, and the PATCH
+ * that caused the event (or any other request) would wait for the last one.
  */
 export const FANOUT_SLICE = 100;
 

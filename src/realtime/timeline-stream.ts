@@ -10,7 +10,7 @@ import { eventsAfter } from './timeline-bus.js';
 const REPLAY_PAGE = 500;
 
 /**
- * A live timeline that resumes without gaps (issue 8): subscribe to live events first and buffer
+ * A live timeline that resumes without gaps: subscribe to live events first and buffer
  * them, replay the stored events after `after` page by page, then drain the buffer skipping
  * what the replay already sent, then pass live events through. NOTIFY delivers each committed
  * event once per instance, so after the switch nothing repeats.
@@ -95,7 +95,7 @@ function timelineStream(
       wake();
     },
   );
-  // The stream holds its token as a request does (DESIGN section 2): it ends when the token
+  // The stream holds its token as a request does: it ends when the token
   // expires, even while idle, and no event is sent once the token is revoked or its client
   // deleted (checked before each live event and before each page of stored ones).
   const cancelExpiry = auth ? atExpiry(auth.expiresAt, () => end()) : undefined;

@@ -22,7 +22,7 @@ export const revokeRoute = defineRoute<{ revokeToken: boolean }>({
 /**
  * POST /oauth/token is the one v1 path that does not run through the schema: it authenticates
  * the client itself (RFC 6749 client credentials) before any bearer context exists.
- * Accepts JSON, form bodies and HTTP Basic client authentication (DESIGN section 2).
+ * Accepts JSON, form bodies and HTTP Basic client authentication, as OAuth clients send them.
  */
 export async function tokenHandler(c: HonoContext<HttpEnv>): Promise<Response> {
   const runtime = c.get('requestContext').runtime;
@@ -33,7 +33,7 @@ export async function tokenHandler(c: HonoContext<HttpEnv>): Promise<Response> {
     fields = Object.fromEntries(new URLSearchParams(await c.req.text()));
   } else {
     const body = await readJsonBody(c, 'invalid_request');
-    // An empty body sent as JSON is not JSON (SPEC: an invalid JSON body is invalid_request).
+    // An empty body sent as JSON is not JSON (an invalid JSON body is invalid_request).
     if (body === undefined && contentType.includes('json')) throw new AppError('invalid_request', 'Request body is not valid JSON');
     if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
       throw new AppError('invalid_request', 'Body must be a JSON object');

@@ -19,7 +19,7 @@ const ofApp = (appId: string, id: string) => and(eq(scheduledCalls.appId, appId)
 
 export async function getScheduledCall(ctx: RequestContext, appId: string, id: string): Promise<ScheduledCallRow> {
   const [row] = await ctx.runtime.database.db.select().from(scheduledCalls).where(ofApp(appId, id)).limit(1);
-  // Another app's call is not_found, exactly like an unknown id (SPEC errors table).
+  // Another app's call is not_found, exactly like an unknown id, so other tenants' ids are not revealed.
   if (!row) throw notFound('Scheduled call');
   return row;
 }
@@ -44,7 +44,7 @@ export async function listScheduledCalls(ctx: RequestContext, args: CallListArgs
   return callsCursor.page(ctx.runtime.keys.cursorKeys, args.appId, rows, args.first, (row) => ({ at: row.scheduledAt, id: row.id }));
 }
 
-/** The slot test of DESIGN section 7 without buffers, for one agent, leaving `exceptCallId` out. */
+/** The slot test (slots.ts) without buffers, for one agent, leaving `exceptCallId` out. */
 async function agentIsFree(tx: Tx, appId: string, agentId: string, startMs: number, endMs: number, exceptCallId?: string) {
   const [calendar] = await loadCalendars(tx, { appId, agentId, fromMs: startMs, toMs: endMs, excludeCallId: exceptCallId });
   return calendar !== undefined && isSlotAvailable({ agent: calendar, startMs, endMs });
@@ -84,7 +84,7 @@ function assertFuture(at: Date, now: Date) {
 }
 
 /**
- * DESIGN section 7 (fixed): books a call into an available slot (409 otherwise). Without
+ * Books a call into an available slot (409 otherwise). Without
  * assignedAgentId the least busy available agent that day is picked (then by id); if a
  * concurrent booking takes that agent first, the next one is tried.
  */
@@ -158,7 +158,7 @@ async function lockCall(tx: Tx, appId: string, id: string): Promise<ScheduledCal
 const isFinal = (status: string) => finalStatuses.includes(status as ScheduledCallStatus);
 const finalConflict = (call: ScheduledCallRow) => conflict(`The call is ${call.status}, a final state: it cannot be changed`);
 
-// PATCH body names (SPEC) of the record's fields, for the `updated` event's payload.
+// PATCH body names of the record's fields, for the `updated` event's payload.
 const recordField: Record<string, string> = {
   guestName: 'guest_name',
   guestPhone: 'guest_phone',
@@ -168,7 +168,7 @@ const recordField: Record<string, string> = {
 };
 
 /**
- * SPEC "PATCH /video/{appId}/scheduled-calls/{id}" and its row of the states table, in one
+ * PATCH /video/{appId}/scheduled-calls/{id}, in one
  * transaction: a final state is 409; a new time or agent must be an available slot (the slot
  * test without buffers, this call left out; 409 otherwise); one event per kind of change
  * (`rescheduled`, `assigned`, `updated`), each carrying `reason`; a time change re-plans the
@@ -233,7 +233,7 @@ export async function updateScheduledCall(ctx: RequestContext, appId: string, id
 }
 
 /**
- * SPEC "DELETE": soft-cancels (the row is kept), sets cancelled_at and cancellation_reason,
+ * DELETE soft-cancels (the row is kept), sets cancelled_at and cancellation_reason,
  * cancels pending reminders and appends `cancelled`; a repeat returns the row unchanged.
  * Completed and no-show calls are final and cannot be cancelled (409).
  */
@@ -255,7 +255,7 @@ export async function cancelScheduledCall(ctx: RequestContext, appId: string, id
 }
 
 /**
- * Moves into `completed` and `no_show` (SPEC: "not shown"): only from `scheduled`, and only once
+ * Moves into `completed` and `no_show` (the guest did not show): only from `scheduled`, and only once
  * the call has started. Pending reminders are cancelled; the outcome is a timeline event.
  */
 export async function recordCallOutcome(

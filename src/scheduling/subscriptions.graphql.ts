@@ -4,7 +4,7 @@ import { ScheduledCallEvent } from './calls.graphql.js';
 import type { ScheduledCallEventRow } from './tables.js';
 import { openTimeline, resolveTimelineEvent } from '../realtime/timeline-stream.js';
 
-// Live timelines over graphql-sse at /graphql/stream (DESIGN section 1; issue 8). Scope and app
+// Live timelines over graphql-sse at /graphql/stream. Scope and app
 // access are checked when subscribing (scope-auth authorizeOnSubscribe): an unauthorized
 // subscriber gets an error and no events.
 builder.subscriptionType({ description: 'Live scheduled-call timelines, served with graphql-sse at /graphql/stream.' });

@@ -13,7 +13,7 @@ import { videoCalls, videoParticipants, videoRecordings, type VideoCallRow } fro
 const LIST = 'video_calls';
 const text = (max: number) => storableText(z.string().min(1).max(max));
 
-/** SPEC "Video call" fields, once: GraphQL arguments, the service and the NDJSON import validate with these. */
+/** A video call's fields, once: GraphQL arguments, the service and the NDJSON import validate with these. */
 export const videoFields = {
   callId: z.uuid(),
   presetId: text(200),
@@ -66,7 +66,7 @@ export const videoCallListArgs = z.object({
   status: optional(videoFields.callStatus),
 });
 
-/** Columns of a call from SPEC's object (GraphQL input or an imported record). */
+/** Columns of a call from the API's object (GraphQL input or an imported record). */
 export function callColumns(input: CreateVideoCallInput) {
   return {
     presetId: input.presetId,
@@ -96,7 +96,7 @@ export async function getVideoCall(ctx: RequestContext, appId: string, callId: s
 }
 
 /**
- * The video host's lookup by callId alone (DESIGN section 9): a call of an app outside the
+ * The video host's lookup by callId alone: a call of an app outside the
  * token's apps is not_found, exactly like an unknown one, so ids of other tenants are not revealed.
  */
 export async function lookupVideoCall(ctx: RequestContext, callId: string): Promise<VideoCallRow> {

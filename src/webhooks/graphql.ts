@@ -12,8 +12,8 @@ import {
 } from './service.js';
 import type { WebhookDeliveryRow, WebhookSubscriptionRow } from './tables.js';
 
-// Webhook subscriptions and their deliveries (DESIGN section 7). Every field: scope
-// webhooks:write and access to the app (DESIGN section 2).
+// Webhook subscriptions and their deliveries. Every field: scope webhooks:write and access to
+// the app, so a client manages only its own apps' webhooks.
 const manage = (appId: string) => ({ $all: { scope: 'webhooks:write' as const, app: appId } });
 
 const WebhookSubscription = builder.objectRef<WebhookSubscriptionRow>('WebhookSubscription').implement({

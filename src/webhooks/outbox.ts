@@ -6,7 +6,7 @@ import { webhookDeliveries, webhookSubscriptions, type WebhookMessage } from './
 // The transactional outbox: a delivery row per (event, subscribed endpoint), written inside the
 // transaction that writes the event, so an event and its webhooks commit or roll back together.
 
-/** Timeline event types (SPEC "Events") and the webhook type each is announced as. */
+/** Timeline event types and the webhook type each is announced as. */
 export const webhookTypeOf = {
   created: 'scheduled.created',
   rescheduled: 'scheduled.rescheduled',
@@ -21,7 +21,7 @@ export const webhookTypeOf = {
 export const webhookEventTypes = [...Object.values(webhookTypeOf), 'scheduled.reminder'] as const;
 export type WebhookEventType = (typeof webhookEventTypes)[number];
 
-/** SPEC "Scheduled call" full record, snake_case; cancelled_at and cancellation_reason once cancelled. */
+/** A scheduled call's full record as the REST API returns it, snake_case; cancelled_at and cancellation_reason once cancelled. */
 export function callRecord(call: ScheduledCallRow): Record<string, unknown> {
   return {
     id: call.id,
@@ -41,7 +41,7 @@ export function callRecord(call: ScheduledCallRow): Record<string, unknown> {
   };
 }
 
-/** SPEC "Scheduled call timeline event", snake_case. */
+/** A scheduled call's timeline event as the REST API returns it, snake_case. */
 export const eventRecord = (event: ScheduledCallEventRow) => ({
   id: event.id,
   event_type: event.eventType,

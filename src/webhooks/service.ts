@@ -12,7 +12,7 @@ import { webhookEventTypes } from './outbox.js';
 import { assertPublicUrl, UnsafeUrlError } from './ssrf.js';
 import { webhookDeliveries, webhookSubscriptions, type WebhookDeliveryRow, type WebhookSubscriptionRow } from './tables.js';
 
-// Webhook subscriptions of an app and the deliveries made to them (DESIGN section 7).
+// Webhook subscriptions of an app and the deliveries made to them.
 
 /** Subscriptions per app: the list is returned whole, so it stays small. */
 export const MAX_SUBSCRIPTIONS_PER_APP = 50;

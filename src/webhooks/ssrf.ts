@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 
-// DESIGN section 7: webhook URLs that resolve to private, loopback, link-local, site-local or
+// Webhook URLs that resolve to private, loopback, link-local, site-local or
 // unique-local addresses are refused unless WEBHOOK_ALLOW_PRIVATE=1. Checked when a subscription
 // is created and again on every connection the worker opens (see `guardedLookup`), so a name
 // that re-resolves to an internal address later (DNS rebinding) is refused too.

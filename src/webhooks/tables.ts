@@ -5,7 +5,7 @@ import { keysetInstant } from '../db/columns.js';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
-// Outbound webhooks (DESIGN section 7): an app's subscriptions, and the deliveries written in
+// Outbound webhooks: an app's subscriptions, and the deliveries written in
 // the same transaction as the event they announce (a transactional outbox).
 
 export const webhookSubscriptions = pgTable(

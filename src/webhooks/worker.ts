@@ -16,7 +16,7 @@ import { changeSubscriptionStatus } from './service.js';
 import { assertPublicUrl, guardedLookup, UnsafeUrlError } from './ssrf.js';
 import { webhookDeliveries, webhookSubscriptions, type WebhookDeliveryRow, type WebhookSubscriptionRow } from './tables.js';
 
-// The webhook worker (DESIGN section 7): sends due reminders as `scheduled.reminder` deliveries,
+// The webhook worker: sends due reminders as `scheduled.reminder` deliveries,
 // then sends due deliveries, signed per Standard Webhooks, at least once:
 // - a delivery is claimed under FOR UPDATE SKIP LOCKED and leased (locked_until, lease_id) in a
 //   transaction that commits before the POST, so no two workers or instances send one attempt;
@@ -124,7 +124,7 @@ export function failureCategory(error: NodeJS.ErrnoException): FailureCategory {
 const REMINDER_BATCH = 100;
 /**
  * The longest Retry-After honoured: an endpoint may ask for more time than the retry schedule
- * gives (README), but not park a delivery indefinitely (or past what a date can hold).
+ * gives (docs/realtime.md), but not park a delivery indefinitely (or past what a date can hold).
  */
 export const MAX_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
 const MAX_RESPONSE_BYTES = 64 * 1024;

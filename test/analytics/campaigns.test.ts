@@ -21,7 +21,7 @@ const search = (body: unknown, token = tenant.accessToken) =>
 const ids = (res: { body: { data: { name: string }[] } }) => res.body.data.map((c) => c.name);
 
 describe('GET /analytics/{appId}/campaigns', () => {
-  it('returns SPEC list items with pagination, newest first', async () => {
+  it('returns list items with pagination, newest first', async () => {
     const res = await get('?limit=5');
     expect(res.status).toBe(200);
     expect(res.body.data[0]).toEqual({

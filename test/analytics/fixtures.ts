@@ -3,7 +3,7 @@ import { importNdjson } from '../../src/importer/ndjson.js';
 import { importTypes } from '../../src/importer/types.js';
 import type { TestServer } from '../helpers/server.js';
 
-/** Imports records through the real NDJSON importer (DESIGN section 5). */
+/** Imports records through the real NDJSON importer, so tests see what an import writes. */
 export async function importRecords(server: TestServer, appId: string, records: object[]) {
   const text = records.map((r) => JSON.stringify(r)).join('\n');
   return importNdjson({ db: server.runtime.database.db, appId, input: Readable.from([text]), types: importTypes });

@@ -3,7 +3,7 @@ import { request } from '../helpers/http.js';
 import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
 import { campaign, importRecords, message, template } from './fixtures.js';
 
-// DESIGN section 5: upsert on id. Every column changes on a re-import, multi-word ones too
+// An import upserts on id. Every column changes on a re-import, multi-word ones too
 // (drizzle keys an upsert's `set` by property name and silently drops column names).
 let server: TestServer;
 let tenant: Tenant;

@@ -7,8 +7,8 @@ import { campaign, importRecords, message, template } from './fixtures.js';
 
 /*
  * Rows written beside the service (psql, an ETL job) may carry microseconds. A cursor names its
- * row's instant as a Date (milliseconds), so before keyset instants were stored as timestamptz(3)
- * a walk of 5 rows 300 µs apart, one a page, returned rows 5 and 3 and then an empty page.
+ * row's instant as a Date (milliseconds), so keyset instants are stored as timestamptz(3): with
+ * microseconds a walk one row a page would skip rows that share the cursor's millisecond.
  */
 
 let server: TestServer;

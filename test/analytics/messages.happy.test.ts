@@ -24,7 +24,7 @@ const specFields = [
 ];
 
 describe('GET /analytics/{appId}/messages', () => {
-  it('returns SPEC list items, meta.timestamp and pagination, newest first, default limit 50', async () => {
+  it('returns list items, meta.timestamp and pagination, newest first, default limit 50', async () => {
     const res = await list();
     expect(res.status).toBe(200);
     expect(res.body.data).toHaveLength(50);

@@ -9,7 +9,7 @@ import { campaign, importRecords, message } from './fixtures.js';
 
 /*
  * The rollup-based metrics (message_rollups, campaign_rollups, contact_ranges, all kept by
- * triggers) against the raw-SQL definition of DESIGN section 6 computed from `messages`, on
+ * triggers) against the funnel's raw-SQL definition computed from `messages`, on
  * random data that is imported, upserted, updated and deleted, over random unaligned ranges in
  * zones with DST, +05:45, +12:45 and a pre-1972 offset of -00:44:30.
  */

@@ -9,7 +9,7 @@ import { loadConfig } from '../../src/config.js';
 import { gql, request } from '../helpers/http.js';
 import { createFreshDatabase, startTestServer, type TestServer } from '../helpers/server.js';
 
-// JWT_PRIVATE_JWK (README Configuration: "an ES256 private JWK"): anything else is refused at
+// JWT_PRIVATE_JWK must be an ES256 private JWK (docs/OPERATIONS.md): anything else is refused at
 // start-up, nothing secret reaches the JWKS, and a changed key is the signing key on restart.
 
 const ecKey = (namedCurve = 'P-256') => generateKeyPairSync('ec', { namedCurve }).privateKey.export({ format: 'jwk' }) as Record<string, string>;

@@ -13,7 +13,7 @@ afterAll(() => server.close());
 
 const token = (init: Parameters<typeof request>[1]) => request(`${server.url}/api/v1/oauth/token`, { method: 'POST', ...init });
 
-// SPEC "Errors": every row that concerns the token and revoke endpoints.
+// Every documented error of the token and revoke endpoints (docs/rest.md).
 describe('POST /oauth/token errors', () => {
   it('400 invalid_request for a body that is not JSON', async () => {
     const res = await token({ body: '{"grant_type": ', headers: { 'content-type': 'application/json' } });

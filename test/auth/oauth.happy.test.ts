@@ -29,7 +29,7 @@ describe('POST /oauth/token', () => {
     expect(res.headers.get('x-ratelimit-limit')).toBeNull();
   });
 
-  it('signs with ES256 and carries the claims DESIGN section 2 lists', async () => {
+  it('signs with ES256 and carries iss, aud, sub, scope, apps, jti and a one-hour exp', async () => {
     const token = await tenant.token();
     expect(decodeProtectedHeader(token).alg).toBe('ES256');
     const claims = decodeJwt(token);

@@ -6,7 +6,7 @@ import { oauthClients } from '../../src/auth/tables.js';
 import { request } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
-/** Client secrets: a keyed hash (HMAC-SHA256), old scrypt hashes upgraded on first use (DESIGN section 2). */
+/** Client secrets: a keyed hash (HMAC-SHA256), old scrypt hashes upgraded on first use. */
 let server: TestServer;
 
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { addressKey } from '../../src/rest/oauth.js';
 
-// The address the token failure budgets count (DESIGN section 4): IPv6 callers by their /64.
+// The address the token failure budgets count: IPv6 callers by their /64, since one host usually holds a whole /64.
 describe('token failure budgets: source address', () => {
   it.each([
     ['127.0.0.2', '127.0.0.2'],

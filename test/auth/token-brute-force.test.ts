@@ -4,8 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
 
 /**
- * Secret guessing is slowed per source address and per client id without lock-out (DESIGN
- * section 4): the loopback aliases 127.0.0.x stand for distinct callers.
+ * Secret guessing is slowed per source address and per client id without lock-out: the loopback aliases 127.0.0.x stand for distinct callers.
  */
 let server: TestServer;
 

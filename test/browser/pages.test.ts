@@ -23,7 +23,7 @@ const executablePath = findChromium();
 const skipReason = executablePath ? '' : ' [SKIPPED: no chromium binary found; install it with `apt-get install chromium` or set CHROMIUM_PATH]';
 if (!executablePath) console.warn(`test/browser/pages.test.ts:${skipReason}`);
 // Each run saves to docs/screenshots/latest (ignored by git); UPDATE_SCREENSHOTS=1 refreshes the
-// committed ones in docs/screenshots that the README shows.
+// committed ones in docs/screenshots that the docs show.
 const screenshotRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs', 'screenshots');
 const screenshots = process.env.UPDATE_SCREENSHOTS === '1' ? screenshotRoot : join(screenshotRoot, 'latest');
 

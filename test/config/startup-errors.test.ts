@@ -3,8 +3,8 @@ import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 
-// A bad setting refuses start-up with one clear line on stderr and exit 1 (server and CLI,
-// DESIGN section 1), not an uncaught error's stack trace or a fatal log line carrying one.
+// A bad setting refuses start-up with one clear line on stderr and exit 1 (server and CLI),
+// not an uncaught error's stack trace or a fatal log line carrying one.
 
 /** Runs the server or the CLI as a user would; one that does not exit within 20 s is killed (code -1). */
 function run(entry: 'src/main.ts' | 'src/cli/main.ts', env: Record<string, string>, args: string[] = []) {

@@ -73,7 +73,7 @@ export function requestOnce(url: string, init: { method?: string; headers?: Reco
   });
 }
 
-/** SPEC's error envelope, asserted loosely: type, message, ISO timestamp. */
+/** The error envelope, asserted loosely: type, message, ISO timestamp. */
 export function expectErrorEnvelope(body: any, type: string) {
   if (!body?.error) throw new Error(`expected an error envelope, got ${JSON.stringify(body)}`);
   if (body.error.type !== type) throw new Error(`expected error.type ${type}, got ${body.error.type}: ${JSON.stringify(body)}`);

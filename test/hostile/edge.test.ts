@@ -71,7 +71,7 @@ describe('readers that never read while the app writes', () => {
     refused.socket.destroy();
 
     // 12 MB a stream: more than the kernel's socket buffers hold, so without the bounds the rest
-    // stays in the heap (the base commit: 54 → 351 MB after a full GC).
+    // stays in the heap.
     const produced = await produceEvents(server, tenant.appId, callId, 3000 * SCALE, 4000);
     await until(async () => (await metric(server, 'switchboard_sse_streams_closed_lagging_total')) >= streams);
     const after = await heapAfterGc(server);

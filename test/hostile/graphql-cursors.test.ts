@@ -27,7 +27,7 @@ const lists = [
   { list: 'messages', field: 'messages', rest: 'analytics/{app}/messages', type: 'validation_error' },
   { list: 'campaigns', field: 'campaigns', rest: 'analytics/{app}/campaigns', type: 'validation_error' },
   { list: 'templates', field: 'templates', rest: 'analytics/{app}/templates', type: 'validation_error' },
-  // Scheduling answers every input error as invalid_request (its REST paths do, as SPEC shows).
+  // Scheduling answers every input error as invalid_request (its REST paths do).
   { list: 'scheduled_calls', field: 'scheduledCalls', rest: 'video/{app}/scheduled-calls', type: 'invalid_request' },
   { list: 'video_calls', field: 'videoCalls', rest: undefined, type: 'validation_error' },
   { list: 'webhook_deliveries', field: 'webhookDeliveries', rest: undefined, type: 'validation_error' },

@@ -56,7 +56,7 @@ describe('hostile GraphQL documents', () => {
   it('unique long operation names: refused or folded, heap bounded', async () => {
     await request(`${server.url}/metrics`, { contract: false });
     const before = await heapAfterGc();
-    // Over the document size: refused before parsing. 200 x 256 KB went through the parse cache before.
+    // Over the document size: refused before parsing, so none of it reaches the parse cache.
     const huge = await inParallel(200, 8, (i) => post({ query: `query Q${i}${'x'.repeat(256 * 1024)} { viewer { clientId } }` }));
     expect([...huge.keys()]).toEqual([400]);
     // Over the name length, under the size: refused too.
@@ -85,7 +85,7 @@ describe('hostile GraphQL documents', () => {
       const statuses = await inParallel(30, 6, () => post({ query }));
       const perRequest = (performance.now() - started) / 30;
       expect([...statuses.keys()], name).toEqual([400]);
-      // Validation of `repeated` alone cost ~100 ms of CPU a request before; loopback, a loaded machine.
+      // Refused before validation, which on these documents would cost more than this bound; loose for a loaded machine.
       expect(perRequest, name).toBeLessThan(60);
     }
   });

@@ -5,8 +5,9 @@ import { gql, request } from '../helpers/http.js';
 import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
 
 /*
- * Zones Node's ICU knows and the database's zone data does not: each was a 500 where it reached
- * `at time zone`. Refused as input now, naming the field, wherever a zone goes into SQL or storage.
+ * Zones Node's ICU knows and the database's zone data does not: each would be a 500 where it
+ * reaches `at time zone`, so it is refused as input, naming the field, wherever a zone goes into
+ * SQL or storage.
  */
 
 let server: TestServer;

@@ -6,7 +6,7 @@ import { agent, agentIdOf, api, everyDay, importRecords } from '../scheduling/fi
 // Dates and instants at the edges of the calendar, through the real server (REST and GraphQL):
 // an impossible day (February 30) is refused instead of rolling over into March, and years
 // outside 1900..9998 (which PostgreSQL or JavaScript cannot print once a duration, buffer or
-// range is added) are a 400 naming the field, never a 500 (DESIGN section 3).
+// range is added) are a 400 naming the field, never a 500.
 
 let server: TestServer;
 let tenant: Tenant;

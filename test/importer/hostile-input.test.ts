@@ -11,7 +11,7 @@ import { importNdjson, MAX_LINE_BYTES, ndjsonLines } from '../../src/importer/nd
 import { campaign, message } from '../analytics/fixtures.js';
 import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
 
-// Input an import must refuse, naming the line, with nothing written (DESIGN section 5).
+// Input an import must refuse, naming the line, with nothing written.
 
 let server: TestServer;
 let a: Tenant;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
 
-// The document's own errors on /graphql/stream answer as on /graphql (DESIGN section 3): JSON
+// The document's own errors on /graphql/stream answer as on /graphql: JSON
 // `{errors}` with extensions.code (and details), never a 500 or a message without a code.
 let server: TestServer;
 let tenant: Tenant;

@@ -238,7 +238,7 @@ describe('disconnects', () => {
   });
 });
 
-describe('the token of an open stream (DESIGN section 2)', () => {
+describe('the token of an open stream: held as a request holds it', () => {
   const revoke = (bearer: string, token: string) =>
     fetch(`${server.url}/api/v1/oauth/revoke`, { method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: JSON.stringify({ token }) });
 

@@ -7,11 +7,9 @@ import { dueDeliveries, WebhookWorker } from '../../src/webhooks/worker.js';
 import { gql } from '../helpers/http.js';
 import { schedulingTenant, subscribe, webhookTestBed } from './fixtures.js';
 
-// A poll's cost must not grow with the deliveries waiting for a disabled subscription. The claim
-// used to walk every due pending delivery and probe its subscription, so 20,000 waiting behind a
-// paused one cost each poll (every WEBHOOK_POLL_MS) 12-14 ms on PostgreSQL with 1 KB payloads
-// (1.6 ms now). They are flagged `paused` with the subscription's status, and the due index
-// leaves them out.
+// A poll's cost must not grow with the deliveries waiting for a disabled subscription: a claim
+// that probed every due delivery's subscription would pay for each of them on every poll. They
+// are flagged `paused` with the subscription's status, and the due index leaves them out.
 const bed = webhookTestBed();
 const WAITING = 5000;
 const SET_STATUS = `mutation($appId: UUID!, $id: UUID!, $active: Boolean!) { setWebhookSubscriptionStatus(appId: $appId, id: $id, active: $active) { status } }`;

@@ -7,7 +7,7 @@ import { openDatabase } from '../../src/db/client.js';
 import { createLogger } from '../../src/log.js';
 import { listSubscriptions } from '../../src/webhooks/service.js';
 
-// DESIGN section 1 (fixed): `npm run cli -- webhooks create --app ID --url URL --events e1,e2`
+// The CLI contract (docs/cli.md): `npm run cli -- webhooks create --app ID --url URL --events e1,e2`
 // prints {"id", "secret"}; errors go to stderr with exit code 1.
 /** Each test spawns the CLI, which opens an embedded database: slow on a busy machine. */
 const SLOW = 180_000;

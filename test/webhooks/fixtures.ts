@@ -81,7 +81,8 @@ export function verifyAt(secret: string, message: Received, at?: Date): unknown 
 
 export const allDay = everyDay('00:00', '24:00');
 
-/** A tenant with one round-the-clock agent, and the scheduling API helpers. */
+/** A tenant with one round-the-clock agent, and functions that call the scheduling API for it. */
+
 export async function schedulingTenant(server: TestServer, scopes?: Parameters<TestServer['tenant']>[0]) {
   const tenant = await server.tenant(scopes);
   await importRecords(server, tenant.appId, [agent(1, 'UTC', allDay)]);

@@ -11,8 +11,7 @@ import { booking, deliveriesOf, schedulingTenant, secondsAfter, subscribe, webho
 
 // A disabled subscription (paused by the app, or after its endpoint answered 410 Gone) gets no new
 // deliveries, and the ones it already has wait: not attempted, their attempts not consumed, until
-// it is enabled again. They used to be failed for good at their next attempt time ("the
-// subscription is disabled"), so "pause" lost them. Deleting a subscription still deletes them.
+// it is enabled again, so a pause loses nothing. Deleting a subscription still deletes them.
 const bed = webhookTestBed();
 const run = (at: Date) => bed.server.runtime.webhooks.runOnce(at);
 

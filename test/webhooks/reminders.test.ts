@@ -5,7 +5,7 @@ import type { TestServer } from '../helpers/server.js';
 import { futureDay } from '../scheduling/fixtures.js';
 import { booking, deliveriesOf, schedulingTenant, subscribe, verifyAt, webhookTestBed, type Receiver } from './fixtures.js';
 
-// DESIGN section 7: reminders 24 h and 15 min before a call, sent as `scheduled.reminder` by the
+// Reminders 24 h and 15 min before a call, sent as `scheduled.reminder` by the
 // webhook worker; the clock is moved by passing `now` to runOnce, never by sleeping.
 const bed = webhookTestBed();
 let server: TestServer;

@@ -6,10 +6,9 @@ import { retryAfterMs, WebhookWorker } from '../../src/webhooks/worker.js';
 import { futureDay } from '../scheduling/fixtures.js';
 import { booking, deliveriesOf, schedulingTenant, subscribe, webhookTestBed } from './fixtures.js';
 
-// README: after a failed attempt the next waits per the schedule "or longer when the answer
-// carries Retry-After". It was capped at the schedule's longest delay (WEBHOOK_RETRY_SCHEDULE=2,2,2
-// turned Retry-After: 3600 into 2 s); now it is honoured up to 24 h, so an endpoint cannot park
-// a delivery for longer (nor push its next attempt past what a date can hold).
+// After a failed attempt the next waits per the schedule, or longer when the answer carries
+// Retry-After (docs/realtime.md): honoured beyond the schedule's longest delay, up to 24 h, so an
+// endpoint cannot park a delivery for longer (nor push its next attempt past what a date can hold).
 const bed = webhookTestBed();
 const DAY_MS = 24 * 3_600_000;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { assertPublicUrl, guardedLookup, isPrivateAddress } from '../../src/webhooks/ssrf.js';
 
-// DESIGN section 7: addresses a webhook may not reach, IPv4 and IPv6 (with IPv4 inside IPv6).
+// Addresses a webhook may not reach, IPv4 and IPv6 (with IPv4 inside IPv6).
 describe('isPrivateAddress', () => {
   it.each([
     '127.0.0.1',
@@ -89,7 +89,8 @@ describe('assertPublicUrl', () => {
   });
 });
 
-// README: "IPv4-mapped and NAT64/6to4 forms included", at creation and on every connection.
+// IPv4-mapped, NAT64 and 6to4 forms are judged by their IPv4 address (docs/realtime.md), at
+// creation and on every connection.
 describe('NAT64 local-use, IPv4-compatible and site-local IPv6', () => {
   const urls = ['http://[64:ff9b:1::7f00:1]/', 'http://[::127.0.0.1]/', 'http://[fec0::1]/'];
 

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gql } from '../helpers/http.js';
 import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
 
-// README "Errors": text PostgreSQL cannot store is refused with a 400 in the endpoint's own error
-// type, naming its field, and nothing is written. createWebhookSubscription stored a lone UTF-16
-// surrogate in url or description silently as U+FFFD, and a NUL failed only at the insert (a 400
+// Text PostgreSQL cannot store is refused with a 400 in the endpoint's own error type, naming
+// its field, and nothing is written (docs/rest.md). Unchecked, a lone UTF-16 surrogate in url or
+// description would be stored silently as U+FFFD, and a NUL would fail only at the insert (a 400
 // with details[].field ""). Its url and description are its only free text: eventTypes is an
 // enum, and the other webhook mutations take ids and a boolean.
 
