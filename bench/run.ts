@@ -546,7 +546,7 @@ async function main() {
   const markdown = [
     '# Benchmarks',
     '',
-    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC with \`${command}\` (bench/run.ts; see README, "Benchmarks").`,
+    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC with \`${command}\` (bench/run.ts; see docs/development.md, "Benchmarks").`,
     '',
     `**Machine:** ${machineLine}.`,
     '',
@@ -568,7 +568,7 @@ async function main() {
     '',
     ...(skipped.length > 0 ? [`Skipped: ${skipped.join('; ')}.`, ''] : []),
     ...(fanoutRows.length > 0 ? [FANOUT_HEADING, '', FANOUT_METHOD, '', fanoutTable(fanoutRows), ''] : []),
-    '## Targets (issue 10)',
+    '## Targets',
     '',
     ...targets(rows),
     ...fanoutTargets(fanoutRows),
@@ -577,7 +577,7 @@ async function main() {
       ? [
           '## Not yet available',
           '',
-          'Named by issue 10 but not in the service yet; the harness takes them as modules in bench/scenarios/ once they exist.',
+          'Named as targets but not in the service yet; the harness takes them as modules in bench/scenarios/ once they exist.',
           '',
           ...pendingScenarios.map((p) => `- ${p.name}: ${p.title}: not yet available (${p.reason})`),
           '',
