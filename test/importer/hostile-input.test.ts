@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,6 +8,7 @@ import { campaignImport, messageImport } from '../../src/analytics/import.js';
 import { messages } from '../../src/analytics/tables.js';
 import { importNdjson, MAX_LINE_BYTES, ndjsonLines } from '../../src/importer/ndjson.js';
 import { campaign, message } from '../analytics/fixtures.js';
+import { runCli } from '../helpers/cli.js';
 import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
 
 // Input an import must refuse, naming the line, with nothing written.
@@ -87,21 +87,7 @@ describe('message campaign_id across apps', () => {
 describe('the CLI', { timeout: 180_000 }, () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'sb-import-'));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
-  // Its own embedded storage (the test server's in-memory one is not shared with a process).
-  const env = { ...process.env, DATABASE_URL: '', DATA_DIR: path.join(dataDir, 'db'), LOG_LEVEL: 'warn', DEMO: '0' };
-  const cli = (args: string[], feed?: (stdin: Writable) => void) =>
-    new Promise<{ code: number; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { env });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d) => (stdout += d));
-      child.stderr.on('data', (d) => (stderr += d));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-      child.stdin.on('error', () => {});
-      if (feed) feed(child.stdin);
-      else child.stdin.end();
-    });
+  const cli = (args: string[], feed?: (stdin: Writable) => void) => runCli(dataDir, args, { env: { DEMO: '0' }, stdin: feed });
 
   it('an over-long line on stdin: exit 1, one line naming it, no stack trace', async () => {
     const created = await cli(['apps', 'create', '--name', 'Import']);

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -6,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/client.js';
 import { createLogger } from '../../src/log.js';
 import { listSubscriptions } from '../../src/webhooks/service.js';
+import { runCli, type CliResult } from '../helpers/cli.js';
 
 // The CLI contract (docs/cli.md): `npm run cli -- webhooks create --app ID --url URL --events e1,e2`
 // prints {"id", "secret"}; errors go to stderr with exit code 1.
@@ -17,19 +17,8 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-      env: { ...process.env, DATABASE_URL: '', DATA_DIR: path.join(dataDir, 'db'), LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE: '0', ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    child.stdin.end();
-  });
+function cli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return runCli(dataDir, args, { env: { WEBHOOK_ALLOW_PRIVATE: '0', ...env } });
 }
 
 describe('npm run cli -- webhooks create', () => {
