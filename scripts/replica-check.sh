@@ -7,8 +7,8 @@
 #   scripts/replica-check.sh          (PostgreSQL on 127.0.0.1:5432, Redis on :6379)
 #
 # The primary must accept replication connections from 127.0.0.1: when its pg_hba.conf has no
-# `replication` line, one trusting 127.0.0.1 is added (as the local server already trusts it
-# for every database) and the configuration reloaded.
+# `replication` line, one trusting 127.0.0.1 is added for the run and removed again at exit
+# (pg_hba.conf is reloaded both times), so the machine is left as it was.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,9 +28,17 @@ bin=/usr/lib/postgresql/$version/bin
 [ "$(psql_primary -c 'show wal_level')" != minimal ] || fail "the primary runs with wal_level=minimal: no replica can follow it"
 
 hba=$(psql_primary -c 'show hba_file')
+hba_marker='# replica-check.sh: for this run only'
+hba_added=""
+forget_hba() {
+  [ -n "$hba_added" ] || return 0
+  sed -i "/^$hba_marker\$/,+1d" "$hba" && psql_primary -c 'select pg_reload_conf()' >/dev/null || true
+}
 if ! grep -Eq '^[[:space:]]*host[[:space:]]+replication[[:space:]]' "$hba"; then
-  echo "allowing replication connections from 127.0.0.1 in $hba"
-  printf '\n# Streaming replicas on this host (scripts/replica-check.sh).\nhost replication all 127.0.0.1/32 trust\n' >>"$hba"
+  echo "allowing replication connections from 127.0.0.1 in $hba for this run"
+  printf '%s\nhost replication all 127.0.0.1/32 trust\n' "$hba_marker" >>"$hba"
+  hba_added=1
+  trap forget_hba EXIT
   psql_primary -c 'select pg_reload_conf()' >/dev/null
 fi
 
@@ -45,6 +53,7 @@ started=""
 cleanup() {
   if [ -n "$started" ]; then as_postgres "$bin/pg_ctl" -D "$data" -m immediate -w stop >/dev/null 2>&1 || true; fi
   rm -rf "$dir"
+  forget_hba
 }
 trap cleanup EXIT
 
