@@ -14,7 +14,7 @@ import { httpMetrics } from '../observability/http-metrics.js';
 import { rateLimitRejections } from '../observability/metrics.js';
 import { tooLarge } from './body-limit.js';
 import { compressAsset, serveAsset, type CompressedAsset } from './compressed-asset.js';
-import { ClientConcurrency } from './client-concurrency.js';
+import { clientConcurrency } from './client-concurrency.js';
 import { mountDocs } from './docs.js';
 import { errorResponse, methodNotAllowed, serverError } from './envelope.js';
 import { createGraphQLServer } from './graphql.js';
@@ -86,7 +86,7 @@ function requireAuth(runtime: Runtime, shape: ErrorShape, listener: 'rest' | 'gr
     const { clientId } = result.auth;
     // A stream holds its request for as long as it is open: streams have their own caps and no deadline.
     const stream = isStream(c);
-    const concurrency = stream ? undefined : concurrencyOf(runtime);
+    const concurrency = stream ? undefined : clientConcurrency(runtime);
     if (concurrency && !concurrency.tryAcquire(clientId)) {
       ctx.logger.info({ client: clientId, limit: concurrency.limit }, 'concurrent request limit reached');
       rateLimitRejections.inc({ listener });
@@ -112,17 +112,23 @@ function requireAuth(runtime: Runtime, shape: ErrorShape, listener: 'rest' | 'gr
   };
 }
 
-/** GraphQL subscriptions: /graphql/stream, or /graphql asked for an event stream. */
-const isStream = (c: import('hono').Context<HttpEnv>) =>
-  c.req.path === '/graphql/stream' || (c.req.path === '/graphql' && (c.req.header('accept') ?? '').includes('text/event-stream'));
-
-/** One count of requests in flight per runtime, shared by its listeners (CLIENT_MAX_CONCURRENT). */
-const concurrencyByRuntime = new WeakMap<Runtime, ClientConcurrency>();
-const concurrencyOf = (runtime: Runtime) => {
-  let concurrency = concurrencyByRuntime.get(runtime);
-  if (!concurrency) concurrencyByRuntime.set(runtime, (concurrency = new ClientConcurrency(runtime.config.CLIENT_MAX_CONCURRENT)));
-  return concurrency;
+/**
+ * GraphQL subscriptions: /graphql/stream (whose queries and mutations take their slot and deadline
+ * in the stream plugin), or /graphql where an event stream is the first answer the client
+ * accepts. yoga answers the first listed type it can, so `application/json, text/event-stream`
+ * is an ordinary JSON request and is counted like one.
+ */
+const answerTypes = new Set(['application/graphql-response+json', 'application/json', 'text/event-stream', 'multipart/mixed', '*/*', 'application/*', 'text/*', 'multipart/*']);
+const isStream = (c: import('hono').Context<HttpEnv>) => {
+  if (c.req.path === '/graphql/stream') return true;
+  if (c.req.path !== '/graphql') return false;
+  const first = (c.req.header('accept') ?? '')
+    .split(',', 32)
+    .map((part) => part.split(';', 1)[0]!.trim().toLowerCase())
+    .find((type) => answerTypes.has(type));
+  return first === 'text/event-stream';
 };
+
 
 /** GraphiQL in a browser is served without a token; every operation needs one. */
 /**

@@ -1,3 +1,5 @@
+import type { Runtime } from '../runtime.js';
+
 /**
  * Requests in flight per client. The rate limit counts requests over minutes; this bounds how
  * many run at once, so a client's heavy operations wait for its own earlier ones (it is told to
@@ -28,4 +30,12 @@ export class ClientConcurrency {
   get clients(): number {
     return this.running.size;
   }
+}
+
+/** One count of requests in flight per runtime, shared by its listeners (CLIENT_MAX_CONCURRENT). */
+const byRuntime = new WeakMap<Runtime, ClientConcurrency>();
+export function clientConcurrency(runtime: Runtime): ClientConcurrency {
+  let concurrency = byRuntime.get(runtime);
+  if (!concurrency) byRuntime.set(runtime, (concurrency = new ClientConcurrency(runtime.config.CLIENT_MAX_CONCURRENT)));
+  return concurrency;
 }

@@ -2,6 +2,9 @@ import { STATUS_CODES } from 'node:http';
 import { getOperationAST, GraphQLError, type DocumentNode, type ExecutionResult } from 'graphql';
 import { createHandler, type RequestContext as SseRequestContext } from 'graphql-sse/lib/use/fetch';
 import type { Plugin } from 'graphql-yoga';
+import { AppError } from '../errors/app-error.js';
+import type { RequestContext } from '../runtime.js';
+import { clientConcurrency } from './client-concurrency.js';
 
 /** The code of an error graphql-sse answers by itself (bad JSON, no query, a wrong method), by status. */
 const codeByStatus: Record<number, string> = { 404: 'not_found', 405: 'method_not_allowed', 406: 'invalid_request', 415: 'unsupported_media_type' };
@@ -119,7 +122,31 @@ export function useGraphQLStream(endpoint: string, mask: (error: unknown) => Gra
   const refuse = (errors: readonly unknown[]) => {
     const masked = errors.map((e) => mask(e));
     const status = (masked[0]?.extensions?.http as { status?: number } | undefined)?.status ?? 400;
-    return [JSON.stringify({ errors: masked.map(clientError) }), { status, statusText: STATUS_CODES[status] ?? '', headers: { 'content-type': 'application/json; charset=utf-8' } }] as const;
+    const extra = (masked[0]?.extensions?.http as { headers?: Record<string, string> } | undefined)?.headers;
+    return [
+      JSON.stringify({ errors: masked.map(clientError) }),
+      { status, statusText: STATUS_CODES[status] ?? '', headers: { ...extra, 'content-type': 'application/json; charset=utf-8' } },
+    ] as const;
+  };
+
+  /**
+   * A query or mutation sent over the stream endpoint is one request like any on /graphql: it
+   * takes its client's in-flight slot and runs under the operation deadline.
+   */
+  const bounded = async <T>(ctx: RequestContext, run: () => T | Promise<T>) => {
+    const clientId = ctx.auth?.clientId;
+    const concurrency = clientConcurrency(ctx.runtime);
+    if (clientId !== undefined && !concurrency.tryAcquire(clientId)) {
+      return refuse([
+        new AppError('rate_limit_exceeded', `Too many requests in flight for this client: at most ${concurrency.limit} at once`, { headers: { 'Retry-After': '1' } }),
+      ]);
+    }
+    ctx.deadline = performance.now() + ctx.runtime.config.OPERATION_TIMEOUT_MS;
+    try {
+      return await run();
+    } finally {
+      if (clientId !== undefined) concurrency.release(clientId);
+    }
   };
 
   /** graphql-sse's own refusals carry a message only: the code their status stands for. */
@@ -157,7 +184,7 @@ export function useGraphQLStream(endpoint: string, mask: (error: unknown) => Gra
             return Promise.resolve(enveloped.contextFactory()).then(async (contextValue) => {
               const args = { schema: enveloped.schema, document, contextValue, variableValues: params.variables, operationName: params.operationName };
               const operation = getOperationAST(document, params.operationName);
-              if (operation?.operation !== 'subscription') return enveloped.execute(args);
+              if (operation?.operation !== 'subscription') return bounded(contextValue as unknown as RequestContext, () => enveloped.execute(args));
               const result = (await enveloped.subscribe(args)) as ExecutionResult | AsyncIterable<ExecutionResult>;
               if (isAsyncIterable(result)) {
                 const flow: Flow = { produced: 0, consumed: 0, closed: false };

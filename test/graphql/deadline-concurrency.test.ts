@@ -80,6 +80,22 @@ describe.skipIf(!process.env.DATABASE_URL)('requests in flight per client, over 
       const gql = await request(`${server.url}/graphql`, { token: busy.accessToken, json: { query: '{ viewer { clientId } }' } });
       expect(gql.status).toBe(429);
       expect(gql.body.errors[0].extensions.code).toBe('rate_limit_exceeded');
+      // Listing an event stream after JSON still asks for JSON: counted like any request.
+      const listed = await fetch(`${server.url}/graphql`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${busy.accessToken}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ query: '{ viewer { clientId } }' }),
+      });
+      expect(listed.status).toBe(429);
+      // A query sent to the stream endpoint is one request too.
+      const overStream = await fetch(`${server.url}/graphql/stream`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${busy.accessToken}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+        body: JSON.stringify({ query: '{ viewer { clientId } }' }),
+      });
+      expect(overStream.status).toBe(429);
+      expect(overStream.headers.get('retry-after')).toBe('1');
+      expect(((await overStream.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe('rate_limit_exceeded');
     } finally {
       release();
       await holder;
