@@ -1,4 +1,5 @@
 import { createECDH } from 'node:crypto';
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 /** A setting the service cannot start with: reported as one line, without a stack trace. */
@@ -61,6 +62,18 @@ const envSchema = z.object({
   // address (then that address is refused for that client), per source address whatever the
   // client id (then the address is refused), and per client id from all addresses (then each
   // address that already failed for it gets no further guess; a clean address still gets in).
+  // Reverse proxies (addresses or CIDR blocks, comma-separated) whose X-Forwarded-For names the
+  // caller: the token endpoint's failure budgets count that caller, not the proxy every caller shares.
+  TRUSTED_PROXIES: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const entries = v ? v.split(',').map((e) => e.trim()).filter(Boolean) : [];
+      for (const entry of entries) {
+        if (!trustedProxy(entry)) ctx.addIssue({ code: 'custom', message: `not an IP address or CIDR block: ${entry.slice(0, 64)}` });
+      }
+      return entries;
+    }),
   TOKEN_FAILURES_PER_15MIN: z.coerce.number().int().min(1).default(10),
   TOKEN_FAILURES_PER_ADDRESS_15MIN: z.coerce.number().int().min(1).default(50),
   TOKEN_FAILURES_PER_CLIENT_15MIN: z.coerce.number().int().min(1).default(100),
@@ -140,6 +153,17 @@ const envSchema = z.object({
 });
 
 export type Config = z.infer<typeof envSchema>;
+
+/** One TRUSTED_PROXIES entry as [address, prefix length, family], or undefined when malformed. */
+export function trustedProxy(entry: string): [string, number, 'ipv4' | 'ipv6'] | undefined {
+  const [address = '', prefix] = entry.split('/', 2);
+  const family = isIP(address);
+  if (family === 0) return undefined;
+  const max = family === 4 ? 32 : 128;
+  const bits = prefix === undefined ? max : /^\d{1,3}$/.test(prefix) ? Number(prefix) : NaN;
+  if (!(bits >= 0 && bits <= max)) return undefined;
+  return [address, bits, family === 4 ? 'ipv4' : 'ipv6'];
+}
 
 /** Settings that are valid alone but not together. */
 function crossChecks(config: Config): string[] {

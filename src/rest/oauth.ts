@@ -1,8 +1,9 @@
 import type { IncomingMessage } from 'node:http';
-import { isIPv6 } from 'node:net';
+import { BlockList, isIP, isIPv6 } from 'node:net';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context as HonoContext } from 'hono';
 import { issueToken, type ClientCredentials } from '../auth/oauth.js';
+import { trustedProxy } from '../config.js';
 import { AppError } from '../errors/app-error.js';
 import { lingerOnClose } from '../http/lingering-close.js';
 import type { HttpEnv } from '../http/types.js';
@@ -48,7 +49,7 @@ export async function tokenHandler(c: HonoContext<HttpEnv>): Promise<Response> {
     clientId: basic?.clientId ?? text(fields.client_id),
     clientSecret: basic?.clientSecret ?? text(fields.client_secret),
     viaBasic: basic !== undefined,
-    sourceAddress: sourceAddress(c),
+    sourceAddress: sourceAddress(c, runtime.config.TRUSTED_PROXIES),
   };
   const token = await issueToken(runtime, credentials);
   c.header('Cache-Control', 'no-store');
@@ -104,14 +105,50 @@ function parseBasic(header: string | undefined): { clientId: string; clientSecre
  * The caller's address for the token failure budgets: the socket's peer, never a forwarded
  * header (anyone can write one).
  */
-export function sourceAddress(c: HonoContext<HttpEnv>): string {
+export function sourceAddress(c: HonoContext<HttpEnv>, trustedProxies: readonly string[] = []): string {
   let address: string | undefined;
   try {
     address = getConnInfo(c).remote.address;
   } catch {
     // No node socket behind the request (app.request() in-process): one shared "address".
   }
+  if (address && trustedProxies.length > 0) address = forwardedClient(address, c.req.header('x-forwarded-for'), trustedProxies);
   return addressKey(address);
+}
+
+/**
+ * Behind trusted proxies the caller is the right-most X-Forwarded-For entry that is not itself a
+ * trusted proxy: entries further left were written by the caller and prove nothing. A malformed
+ * entry stops the walk at the last trusted hop.
+ */
+export function forwardedClient(peer: string, forwardedFor: string | undefined, trustedProxies: readonly string[]): string {
+  const trusted = blockListOf(trustedProxies);
+  const isTrusted = (ip: string) => trusted.check(ip, isIPv6(ip) ? 'ipv6' : 'ipv4');
+  if (!isTrusted(peer) || !forwardedFor) return peer;
+  // Each hop adds one entry; more than a few dozen proxies is no real chain.
+  const text = forwardedFor.length > 2048 ? forwardedFor.slice(forwardedFor.indexOf(',', forwardedFor.length - 2048) + 1) : forwardedFor;
+  const hops = text.split(',').slice(-32).map((h) => h.trim()).reverse();
+  let client = peer;
+  for (const hop of hops) {
+    if (isIP(hop) === 0) break;
+    client = hop;
+    if (!isTrusted(hop)) break;
+  }
+  return client;
+}
+
+const blockLists = new WeakMap<readonly string[], BlockList>();
+function blockListOf(entries: readonly string[]): BlockList {
+  let list = blockLists.get(entries);
+  if (!list) {
+    list = new BlockList();
+    for (const entry of entries) {
+      const parsed = trustedProxy(entry);
+      if (parsed) list.addSubnet(...parsed);
+    }
+    blockLists.set(entries, list);
+  }
+  return list;
 }
 
 /**
