@@ -286,11 +286,15 @@ export class WebhookWorker {
     clearTimeout(this.timer);
     this.timer = undefined;
     if (this.running.size === 0) return;
-    const current = Promise.allSettled([...this.running]);
+    // A claim still running when stop() began starts its sends after this point: wait again
+    // until nothing is left (or the grace period ends), not only for what ran at the start.
+    const settled = (async () => {
+      while (this.running.size > 0) await Promise.allSettled([...this.running]);
+    })();
     let timer: NodeJS.Timeout | undefined;
-    const expired = await Promise.race([current.then(() => false), new Promise<boolean>((r) => (timer = setTimeout(() => r(true), graceMs)))]);
+    const expired = await Promise.race([settled.then(() => false), new Promise<boolean>((r) => (timer = setTimeout(() => r(true), graceMs)))]);
     clearTimeout(timer);
-    if (expired) {
+    while (expired && this.running.size > 0) {
       for (const req of this.inFlight) req.destroy(new InterruptedError());
       await Promise.allSettled([...this.running]);
     }
