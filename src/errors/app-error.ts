@@ -96,3 +96,11 @@ export async function detailsUnder<T>(prefix: string, run: () => Promise<T>): Pr
     throw new AppError(error.type, message, { details, status: error.status, headers: error.headers, cause: error.cause });
   }
 }
+
+/** 405 for a known path asked with another method; `Allow` lists the methods it takes (RFC 9110). */
+export function methodNotAllowedError(allowed: readonly string[], message = 'Method not allowed on this path'): AppError {
+  const order = (m: string) => (methodOrder.indexOf(m) + 1 || methodOrder.length + 1);
+  const sorted = [...new Set(allowed)].sort((a, b) => order(a) - order(b));
+  return new AppError('method_not_allowed', message, { headers: { Allow: sorted.join(', ') } });
+}
+const methodOrder = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];

@@ -171,8 +171,8 @@ function mountHealth(app: Hono<HttpEnv>, runtime: Runtime, extra: Record<string,
       return c.json({ status: 'unavailable', ...extra }, 503);
     }
   });
-  app.all('/healthz', methodNotAllowed('Use GET'));
-  app.all('/readyz', methodNotAllowed('Use GET'));
+  app.all('/healthz', methodNotAllowed(['GET']));
+  app.all('/readyz', methodNotAllowed(['GET']));
 }
 
 export function createMainApp(runtime: Runtime, schema: GraphQLSchema, routes: readonly RestRoute[]): Hono<HttpEnv> {
@@ -200,7 +200,7 @@ export function createMainApp(runtime: Runtime, schema: GraphQLSchema, routes: r
 
   mountHealth(app, runtime, { database: runtime.database.kind });
   app.get('/.well-known/jwks.json', (c) => c.json(runtime.keys.jwks));
-  app.all('/.well-known/jwks.json', methodNotAllowed('Use GET'));
+  app.all('/.well-known/jwks.json', methodNotAllowed(['GET']));
   if (runtime.config.METRICS && runtime.config.METRICS_PORT === undefined) mountMetrics(app, runtime);
 
   // The method first (405 with or without a token), then the size, the token, and for a GET the
@@ -241,16 +241,16 @@ export function createMainApp(runtime: Runtime, schema: GraphQLSchema, routes: r
     }
   };
   app.on(['GET', 'POST'], '/graphql', tooLarge, async (c, next) => (isGraphiQLPage(c) ? graphiql(c) : graphqlAuth(c, next)), getParamsAreJson, execute);
-  app.all('/graphql', methodNotAllowed('Use GET or POST'));
+  app.all('/graphql', methodNotAllowed(['GET', 'POST']));
   // graphql-sse, distinct-connections mode: the token is checked on connect,
   // scopes and app access when the subscription starts.
   app.on(['GET', 'POST'], '/graphql/stream', tooLarge, graphqlAuth, getParamsAreJson, execute);
-  app.all('/graphql/stream', methodNotAllowed('Use GET or POST'));
+  app.all('/graphql/stream', methodNotAllowed(['GET', 'POST']));
 
   const v1 = new Hono<HttpEnv>();
   v1.use('*', tooLarge);
   v1.post('/oauth/token', tokenHandler);
-  v1.all('/oauth/token', methodNotAllowed('Use POST'));
+  v1.all('/oauth/token', methodNotAllowed(['POST']));
   mountDocs(app, v1, runtime, schema, routes);
   mountRoutes(v1, schema, routes, requireAuth(runtime, restShape, 'rest'));
   app.route('/api/v1', v1);

@@ -66,9 +66,9 @@ export function mountDocs(app: Hono<HttpEnv>, v1: Hono<HttpEnv>, runtime: Runtim
       }),
     ));
   v1.get('/openapi.json', (c) => c.body(json(), 200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache' }));
-  v1.all('/openapi.json', methodNotAllowed('Use GET'));
+  v1.all('/openapi.json', methodNotAllowed(['GET']));
   app.get('/docs', (c) => c.html(page));
-  app.all('/docs', methodNotAllowed('Use GET'));
+  app.all('/docs', methodNotAllowed(['GET']));
   app.get('/docs/init.js', (c) => c.body(init, 200, { 'content-type': 'text/javascript; charset=utf-8' }));
   // Read and compressed once per file (a closed set), then served from memory by ETag.
   const compressed = new Map<string, Promise<CompressedAsset>>();

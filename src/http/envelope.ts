@@ -1,4 +1,4 @@
-import { AppError, type ErrorDetail } from '../errors/app-error.js';
+import { AppError, methodNotAllowedError, type ErrorDetail } from '../errors/app-error.js';
 import { isoInstant } from '../time/iso-instant.js';
 
 // The REST response envelope: `data` and `meta.timestamp` on success, `error` on failure.
@@ -24,7 +24,7 @@ export function errorResponse(error: AppError, requestId?: string): Response {
 
 export const serverError = () => new AppError('server_error', 'Internal server error');
 
-/** A known path's other methods: 405 method_not_allowed, not 404. */
-export const methodNotAllowed = (message: string) => (): never => {
-  throw new AppError('method_not_allowed', message);
+/** A known path's other methods: 405 method_not_allowed with `Allow`, not 404. */
+export const methodNotAllowed = (allowed: readonly string[]) => (): never => {
+  throw methodNotAllowedError(allowed, `Use ${allowed.join(' or ')}`);
 };

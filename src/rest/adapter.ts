@@ -12,7 +12,7 @@ import {
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { Context as HonoContext, Hono, MiddlewareHandler } from 'hono';
 import type { Scope } from '../auth/scopes.js';
-import { AppError, validationFailed, type ErrorType } from '../errors/app-error.js';
+import { AppError, methodNotAllowedError, validationFailed, type ErrorType } from '../errors/app-error.js';
 import { toAppError } from '../graphql/errors.js';
 import { UUID_PATTERN, validationErrorType } from '../graphql/builder.js';
 import { requiredScope } from '../graphql/field-scope.js';
@@ -156,16 +156,16 @@ async function run(schema: GraphQLSchema, prepared: PreparedRoute, variableValue
  * method a 405 whether or not a token came with it; only a route that would run asks for one.
  */
 export function mountRoutes(app: Hono<HttpEnv>, schema: GraphQLSchema, routes: readonly RestRoute[], guard: MiddlewareHandler<HttpEnv>): void {
-  const paths = new Set<string>();
+  const methodsByPath = new Map<string, string[]>();
   for (const route of routes) {
     const prepared = prepareRoute(schema, route);
     app.on(route.method, route.path, guard, (c) => runRoute(c, schema, prepared));
-    paths.add(route.path);
+    methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
   }
   // Registered after every method's handler: a known path with another method is a 405.
-  for (const path of paths) {
+  for (const [path, methods] of methodsByPath) {
     app.all(path, () => {
-      throw new AppError('method_not_allowed', 'Method not allowed on this path');
+      throw methodNotAllowedError(methods);
     });
   }
 }
@@ -358,7 +358,7 @@ export function mountLookupRoutes(app: Hono<HttpEnv>, schema: GraphQLSchema, rou
       return jsonResponse(ctx, body, status);
     });
     app.all(route.path, () => {
-      throw new AppError('method_not_allowed', 'Method not allowed on this path');
+      throw methodNotAllowedError([route.method]);
     });
   }
 }

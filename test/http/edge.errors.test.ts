@@ -114,6 +114,26 @@ describe('the HTTP edge', () => {
     expect(video.body).toMatchObject({ ok: false, error: { type: 'method_not_allowed' } });
   });
 
+  it.each([
+    ['main', '/api/v1/analytics/{app}/messages', 'DELETE', 'GET'],
+    ['main', '/api/v1/video/{app}/scheduled-calls/00000000-0000-4000-8000-000000000000', 'PUT', 'GET, PATCH, DELETE'],
+    ['main', '/api/v1/video/{app}/scheduled-calls', 'DELETE', 'GET, POST'],
+    ['main', '/api/v1/oauth/token', 'GET', 'POST'],
+    ['main', '/api/v1/oauth/revoke', 'GET', 'POST'],
+    ['main', '/graphql', 'PUT', 'GET, POST'],
+    ['main', '/graphql/stream', 'DELETE', 'GET, POST'],
+    ['main', '/api/v1/openapi.json', 'POST', 'GET'],
+    ['main', '/.well-known/jwks.json', 'POST', 'GET'],
+    ['main', '/healthz', 'POST', 'GET'],
+    ['video', '/api/calls/00000000-0000-4000-8000-000000000000', 'POST', 'GET'],
+    ['video', '/readyz', 'DELETE', 'GET'],
+  ])('405 on the %s listener carries Allow: %s %s -> %s', async (listener, path, method, allow) => {
+    const base = listener === 'main' ? server.url : server.videoUrl;
+    const res = await fetch(`${base}${path.replace('{app}', tenant.appId)}`, { method, headers: { authorization: `Bearer ${tenant.accessToken}`, 'content-type': 'application/json' }, body: method === 'GET' ? undefined : '{}' });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe(allow);
+  });
+
   it('GraphQL over GET: variables or extensions that are not JSON are a 400, not a 500', async () => {
     for (const name of ['variables', 'extensions']) {
       const url = `${server.url}/graphql?query=${encodeURIComponent('{ viewer { clientId } }')}&${name}=${encodeURIComponent('{bad')}`;
