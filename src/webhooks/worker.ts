@@ -209,7 +209,8 @@ export class WebhookWorker {
   private refill = false;
   /** The last fill may have left due deliveries behind (limits or slots): a finished send fills again. */
   private backlog = false;
-  private lastReminders = 0;
+  /** performance.now() of the last look for reminders: a real interval even when the clock is fixed. */
+  private lastReminders = -Infinity;
 
   constructor(private readonly options: WorkerOptions) {
     this.db = backgroundDb(options.database);
@@ -258,8 +259,8 @@ export class WebhookWorker {
         this.refill = false;
         const now = this.clock();
         // Reminders are looked for once per poll interval, not after every finished send.
-        if (now.getTime() - this.lastReminders >= this.options.config.WEBHOOK_POLL_MS) {
-          this.lastReminders = now.getTime();
+        if (performance.now() - this.lastReminders >= this.options.config.WEBHOOK_POLL_MS) {
+          this.lastReminders = performance.now();
           await this.dispatchReminders(now);
         }
         await this.claimAndSend(now, this.clock);
