@@ -11,6 +11,7 @@ import * as schema from '../db/schema.js';
 import type { Logger } from '../log.js';
 import { webhookDeliveries as deliveryMetric, webhookSendsInFlight } from '../observability/metrics.js';
 import { scheduledCallReminders, scheduledCalls } from '../scheduling/tables.js';
+import { systemClock } from '../time/clock.js';
 import { callRecord, enqueueMessages, reminderRecord } from './outbox.js';
 import { changeSubscriptionStatus } from './service.js';
 import { assertPublicUrl, guardedLookup, UnsafeUrlError } from './ssrf.js';
@@ -214,7 +215,7 @@ export class WebhookWorker {
 
   constructor(private readonly options: WorkerOptions) {
     this.db = backgroundDb(options.database);
-    this.clock = options.clock ?? (() => new Date());
+    this.clock = options.clock ?? systemClock.now;
     this.random = options.random ?? Math.random;
     // Long enough for the send, its timeout and the result's write; a crash frees it after that.
     this.leaseMs = options.config.WEBHOOK_TIMEOUT_MS * 2 + 30_000;
