@@ -3,6 +3,7 @@ import { fixedClock } from '../../src/time/clock.js';
 import { request } from '../helpers/http.js';
 import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
 import { agent, api, everyDay, importRecords } from '../scheduling/fixtures.js';
+import { flowBody, inbound, newPhone, send } from '../sends/fixtures.js';
 
 // A test server given a fixed clock: every service reads "now" from it. The instant is years
 // before the real one, so an answer computed from the system clock instead would differ.
@@ -92,5 +93,26 @@ describe('metrics', () => {
     const dates = (daily.body.data as { date: string }[]).map((d) => d.date);
     expect(dates.at(-1)).toBe('2021-03-04');
     expect(dates[0]).toBe('2021-02-02');
+  });
+});
+
+describe('sends', () => {
+  it('an inbound message without a timestamp is received at the clock time, and the 24-hour window runs on the clock', async () => {
+    const phone = newPhone();
+    const received = await inbound(server, tenant, { type: 'message', id: `wamid.clock.${phone}`, from: phone, to: '447700900000', text: 'hi' });
+    expect(received.status).toBe(200);
+    expect(received.body.data.message.created_at).toBe(FIXED);
+    // The window opened at the clock time (years ago in real time) is open 23 hours later...
+    clock.advance(23 * 3_600_000);
+    // A token issued now: the one of beforeAll expired on the clock.
+    const caller = { appId: tenant.appId, accessToken: await tenant.token() };
+    const sent = await send(server, caller, flowBody(phone));
+    expect(sent.status).toBe(202);
+    expect(sent.body.data.message.created_at).toBe('2021-03-05T04:06:07.890Z');
+    // ...and closed 2 hours after that.
+    clock.advance(2 * 3_600_000);
+    const closed = await send(server, { ...caller, accessToken: await tenant.token() }, flowBody(phone));
+    expect(closed.status).toBe(422);
+    expect(closed.body.error.type).toBe('outside_service_window');
   });
 });
