@@ -8,10 +8,12 @@ import { registerDatabaseTimeZones } from './errors/zod-details.js';
 import type { Logger } from './log.js';
 import { TimelineBus } from './realtime/timeline-bus.js';
 import type { Runtime } from './runtime.js';
+import { systemClock, type Clock } from './time/clock.js';
 import { WebhookWorker } from './webhooks/worker.js';
 
 /** Opens storage, applies migrations and loads the shared signing keys. */
-export async function createRuntime(config: Config, logger: Logger): Promise<Runtime> {
+export async function createRuntime(config: Config, logger: Logger, options: { clock?: Clock } = {}): Promise<Runtime> {
+  const clock = options.clock ?? systemClock;
   const database = await openMigratedDatabase(config, logger);
   try {
     registerDatabaseTimeZones(rowsOf<{ name: string }>(await database.db.execute(sql`select name from pg_timezone_names`)).map((r) => r.name));
@@ -22,13 +24,14 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     return {
       config,
       logger,
+      clock,
       database,
       keys,
       tokens: { issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE, ttlSeconds: config.TOKEN_TTL_SECONDS },
       rateLimits: new RateLimits(config, logger),
       timeline,
       keyRefresh,
-      webhooks: new WebhookWorker({ database, logger, config }),
+      webhooks: new WebhookWorker({ database, logger, config, clock: () => clock.now() }),
     };
   } catch (error) {
     await database.close().catch(() => {});

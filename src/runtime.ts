@@ -5,12 +5,15 @@ import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import type { Logger } from './log.js';
 import type { TimelineBus } from './realtime/timeline-bus.js';
+import type { Clock } from './time/clock.js';
 import type { WebhookWorker } from './webhooks/worker.js';
 
 /** Process-wide dependencies, built once in main.ts (or by the test server). */
 export interface Runtime {
   config: Config;
   logger: Logger;
+  /** The current time of every service (a test server may fix it). */
+  clock: Clock;
   database: Database;
   keys: SigningKeys;
   tokens: TokenSettings;

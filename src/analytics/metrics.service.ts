@@ -23,7 +23,7 @@ export const metricsArgs = z.object({
  * alone runs until now ("since"), or 30 days when it is still to come; an end alone has the 30
  * days before it.
  */
-function range(args: { startDate?: Date | null; endDate?: Date | null }, now = new Date()): { start: Date; end: Date } {
+function range(args: { startDate?: Date | null; endDate?: Date | null }, now: Date): { start: Date; end: Date } {
   const since = args.startDate && args.startDate < now ? now : undefined;
   const end = args.endDate ?? since ?? (args.startDate ? new Date(args.startDate.getTime() + 30 * DAY_MS) : now);
   const start = args.startDate ?? new Date(end.getTime() - 30 * DAY_MS);
@@ -84,7 +84,7 @@ export const DAILY_PLANNER_SETTINGS = sql`set local enable_mergejoin = off`;
  */
 export async function dailyMetrics(ctx: RequestContext, input: z.input<typeof metricsArgs>): Promise<DailyMetric[]> {
   const args = parseInput(metricsArgs, input);
-  const { start, end } = range(args);
+  const { start, end } = range(args, ctx.runtime.clock.now());
   const tz = args.timezone;
   const db = ctx.runtime.database.analyticsDb;
   const { rows, extra } = await db.transaction(
@@ -204,7 +204,7 @@ export function summaryMetricsSql(app: string, start: Date, end: Date): SQL {
  */
 export async function summaryMetrics(ctx: RequestContext, input: z.input<typeof metricsArgs>): Promise<SummaryMetrics> {
   const args = parseInput(metricsArgs, input);
-  const { start, end } = range(args);
+  const { start, end } = range(args, ctx.runtime.clock.now());
   const result = await ctx.runtime.database.analyticsDb.execute(summaryMetricsSql(args.appId, start, end));
   const [row] = rowsOf<SummaryMetrics>(result);
   return { sent: row!.sent, delivered: row!.delivered, read: row!.read, failed: row!.failed, cost: Number(row!.cost), contacts: row!.contacts };

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
+import { systemClock } from '../time/clock.js';
 import { funnel } from './funnel.js';
 import { campaigns, messages, templates } from './tables.js';
 
@@ -42,7 +43,7 @@ export interface SeedOptions {
  */
 export async function seedAnalytics(options: SeedOptions) {
   const rng = random(options.seed ?? 42);
-  const now = options.now ?? new Date();
+  const now = options.now ?? systemClock.now();
   const { db, appId } = options;
   const run = randomUUID().slice(0, 8);
   const campaignCount = Math.max(10, Math.ceil(options.messages / 5000));

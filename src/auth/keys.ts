@@ -129,6 +129,7 @@ async function storeConfiguredKey(tx: Tx, jwk: SigningJwk, graceSeconds: number)
  */
 async function retireSuperseded(tx: Tx, graceSeconds: number): Promise<string[]> {
   const active = await tx.select({ kid: signingKeys.kid, createdAt: signingKeys.createdAt }).from(signingKeys).where(eq(signingKeys.active, true)).orderBy(asc(signingKeys.createdAt), asc(signingKeys.kid));
+  // created_at is the database's now(), so the cutoff is on real time too.
   const cutoff = Date.now() - graceSeconds * 1000;
   const retired = active.filter((key, i) => i < active.length - 1 && active[i + 1]!.createdAt.getTime() <= cutoff).map((k) => k.kid);
   for (const kid of retired) await tx.update(signingKeys).set({ active: false }).where(eq(signingKeys.kid, kid));

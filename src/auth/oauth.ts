@@ -78,7 +78,7 @@ export async function issueToken(runtime: Runtime, input: ClientCredentials) {
       .set({ secretHash: hashSecret(input.clientSecret!, key) })
       .where(and(eq(oauthClients.id, clientId), eq(oauthClients.secretHash, client.secretHash)));
   }
-  const signed = await signAccessToken(runtime.keys, runtime.tokens, { clientId, scopes: client.scopes, apps: client.apps });
+  const signed = await signAccessToken(runtime.keys, runtime.tokens, { clientId, scopes: client.scopes, apps: client.apps }, runtime.clock.now());
   return { access_token: signed.token, token_type: 'Bearer' as const, expires_in: signed.expiresIn };
 }
 
@@ -114,7 +114,7 @@ export async function revokeToken(ctx: RequestContext, token: string): Promise<v
   const trimmed = token.trim();
   // Longer than any header could carry: no usable token, and not worth verifying.
   if (trimmed.length > REVOKE_TOKEN_MAX_LENGTH) return;
-  const target = await verifyAccessToken(ctx.runtime.keys, ctx.runtime.tokens, trimmed);
+  const target = await verifyAccessToken(ctx.runtime.keys, ctx.runtime.tokens, trimmed, ctx.runtime.clock.now());
   if (typeof target === 'string' || target.clientId !== caller.clientId) return;
   await ctx.runtime.database.db
     .insert(revokedTokens)
@@ -233,7 +233,7 @@ async function lookUp(runtime: Runtime, auth: AuthContext): Promise<AuthRow | un
  * its client not deleted (the same database answer as a request's, batched with theirs).
  */
 export async function stillAuthorized(runtime: Runtime, auth: AuthContext): Promise<boolean> {
-  if (auth.expiresAt.getTime() <= Date.now()) return false;
+  if (auth.expiresAt.getTime() <= runtime.clock.now().getTime()) return false;
   const row = await lookUp(runtime, auth);
   return row !== undefined && !row.revoked;
 }
@@ -242,7 +242,7 @@ export async function stillAuthorized(runtime: Runtime, auth: AuthContext): Prom
 export async function authenticate(runtime: Runtime, authorization: string | undefined): Promise<Authentication> {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
   if (!match) return { ok: false, message: 'Missing bearer token' };
-  const verified = await verifyAccessToken(runtime.keys, runtime.tokens, match[1]!);
+  const verified = await verifyAccessToken(runtime.keys, runtime.tokens, match[1]!, runtime.clock.now());
   if (verified === 'expired') return { ok: false, message: 'Token expired' };
   if (typeof verified === 'string') return { ok: false, message: 'Invalid token' };
   const row = await lookUp(runtime, verified);

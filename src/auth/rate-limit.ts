@@ -253,6 +253,7 @@ function headersFor(state: WindowState): Record<string, string> {
   return {
     'X-RateLimit-Limit': String(state.limit),
     'X-RateLimit-Remaining': String(state.remaining),
+    // The windows run on real time, so their reset does too.
     'X-RateLimit-Reset': String(Math.ceil((Date.now() + state.msBeforeNext) / 1000)),
     'X-RateLimit-Window': state.window,
   };

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { errors, jwtVerify, SignJWT, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { systemClock } from '../time/clock.js';
 import { SIGNING_ALG, type SigningKeys } from './keys.js';
 import { isScope, type Scope } from './scopes.js';
 
@@ -27,16 +28,18 @@ export async function signAccessToken(
   keys: SigningKeys,
   settings: TokenSettings,
   subject: { clientId: string; scopes: readonly string[]; apps: readonly string[] },
+  now: Date = systemClock.now(),
 ): Promise<{ token: string; jti: string; expiresIn: number }> {
   const jti = randomUUID();
+  const issuedAt = Math.floor(now.getTime() / 1000);
   const token = await new SignJWT({ scope: subject.scopes.join(' '), apps: [...subject.apps] })
     .setProtectedHeader({ alg: SIGNING_ALG, kid: keys.kid, typ: 'at+jwt' })
     .setIssuer(settings.issuer)
     .setAudience(settings.audience)
     .setSubject(subject.clientId)
     .setJti(jti)
-    .setIssuedAt()
-    .setExpirationTime(`${settings.ttlSeconds}s`)
+    .setIssuedAt(issuedAt)
+    .setExpirationTime(issuedAt + settings.ttlSeconds)
     .sign(keys.privateKey);
   return { token, jti, expiresIn: settings.ttlSeconds };
 }
@@ -74,6 +77,7 @@ export async function verifyAccessToken(
   keys: SigningKeys,
   settings: Pick<TokenSettings, 'issuer' | 'audience'>,
   token: string,
+  now: Date = systemClock.now(),
 ): Promise<AuthContext | VerifyFailure> {
   const cache = verifiedCache(keys);
   // Keyed by the token itself (a key joining the settings would copy them every request); the settings
@@ -83,7 +87,7 @@ export async function verifyAccessToken(
   const entry = cache.get(key);
   const hit = entry && entry.issuer === settings.issuer && entry.audience === settings.audience ? entry : undefined;
   if (hit) {
-    if (hit.auth.expiresAt.getTime() <= Date.now()) {
+    if (hit.auth.expiresAt.getTime() <= now.getTime()) {
       cache.delete(key);
       return 'expired';
     }
@@ -106,6 +110,7 @@ export async function verifyAccessToken(
       issuer: settings.issuer,
       audience: settings.audience,
       requiredClaims: ['sub', 'jti', 'exp', 'iat'],
+      currentDate: now,
     });
     const auth = toAuthContext(payload);
     if (!auth) return 'invalid';

@@ -16,6 +16,7 @@ export async function importCommand(runtime: Runtime, argv: string[]) {
     appId,
     input: file === '-' ? process.stdin : file,
     types: importTypes,
+    clock: runtime.clock,
     progress: (lines, done) => progress(`${lines.toLocaleString('en')} lines read`, done),
   });
   return counts;

@@ -16,7 +16,7 @@ export async function webhooksCreate(runtime: Runtime, argv: string[]) {
     .filter(Boolean);
   const { subscription, secret } = await createSubscription(
     runtime.database.db,
-    { allowPrivate: runtime.config.WEBHOOK_ALLOW_PRIVATE },
+    { allowPrivate: runtime.config.WEBHOOK_ALLOW_PRIVATE, now: runtime.clock.now() },
     { appId: requireOption(values.app, 'app'), url: requireOption(values.url, 'url'), eventTypes, description: values.description },
   );
   return { id: subscription.id, secret };

@@ -28,7 +28,7 @@ export interface DemoCredentials {
 
 /** Sample data of each domain for the demo app, small enough for a first start. */
 const demoData: ((runtime: Runtime, appId: string) => Promise<unknown>)[] = [
-  (runtime, appId) => seedAnalytics({ db: runtime.database.db, appId, messages: 2_000 }),
+  (runtime, appId) => seedAnalytics({ db: runtime.database.db, appId, now: runtime.clock.now(), messages: 2_000 }),
   // Two agents, so availability has slots and GraphiQL's BookCall tab books one.
   (runtime, appId) =>
     runtime.database.db.insert(agents).values(
@@ -47,7 +47,7 @@ const demoData: ((runtime: Runtime, appId: string) => Promise<unknown>)[] = [
   // through the service as the provider's events would be.
   async (runtime, appId) => {
     const ctx = createRequestContext(runtime, 'demo-bootstrap');
-    const start = Date.now();
+    const start = runtime.clock.now().getTime();
     const minutesAgo = (m: number) => new Date(start - m * 60_000);
     const call = await createVideoCall(
       ctx,

@@ -47,16 +47,16 @@ export function requestScope(runtime: Runtime): MiddlewareHandler<HttpEnv> {
 export function errorHandler(runtime: Runtime) {
   return (error: Error, c: import('hono').Context<HttpEnv>) => {
     const appError = toAppError(error);
-    if (appError && appError.type !== 'server_error') return errorResponse(appError, c.get('requestId'));
+    if (appError && appError.type !== 'server_error') return errorResponse(appError, c.get('requestId'), runtime.clock);
     runtime.logger.error({ err: error, requestId: c.get('requestId') }, 'unhandled error');
-    return errorResponse(serverError(), c.get('requestId'));
+    return errorResponse(serverError(), c.get('requestId'), runtime.clock);
   };
 }
 
 /** How a listener writes an error it answers itself (before any route runs). */
 type ErrorShape = (error: AppError, c: import('hono').Context<HttpEnv>) => Response;
 
-const restShape: ErrorShape = (error, c) => errorResponse(error, c.get('requestId'));
+const restShape: ErrorShape = (error, c) => errorResponse(error, c.get('requestId'), c.get('requestContext')?.runtime.clock);
 const graphqlShape: ErrorShape = (error, c) =>
   c.json(
     { errors: [{ message: error.message, extensions: { code: error.type, ...(error.details ? { details: error.details } : {}) } }] },

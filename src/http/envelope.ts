@@ -1,25 +1,26 @@
 import { AppError, methodNotAllowedError, type ErrorDetail } from '../errors/app-error.js';
+import { systemClock, type Clock } from '../time/clock.js';
 import { isoInstant } from '../time/iso-instant.js';
 
 // The REST response envelope: `data` and `meta.timestamp` on success, `error` on failure.
-export const timestamp = () => isoInstant(new Date());
+export const timestamp = (clock: Clock = systemClock) => isoInstant(clock.now());
 
-export function errorEnvelope(error: AppError) {
+export function errorEnvelope(error: AppError, clock?: Clock) {
   return {
     error: {
       type: error.type,
       message: error.message,
-      timestamp: timestamp(),
+      timestamp: timestamp(clock),
       ...(error.details ? { details: error.details satisfies ErrorDetail[] } : {}),
     },
   };
 }
 
-export function errorResponse(error: AppError, requestId?: string): Response {
+export function errorResponse(error: AppError, requestId?: string, clock?: Clock): Response {
   const headers = new Headers({ 'content-type': 'application/json; charset=utf-8', ...(error.headers ?? {}) });
   if (requestId) headers.set('X-Request-Id', requestId);
   if (error.status === 401 && !headers.has('WWW-Authenticate')) headers.set('WWW-Authenticate', 'Bearer realm="switchboard"');
-  return new Response(JSON.stringify(errorEnvelope(error)), { status: error.status, headers });
+  return new Response(JSON.stringify(errorEnvelope(error, clock)), { status: error.status, headers });
 }
 
 export const serverError = () => new AppError('server_error', 'Internal server error');

@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import type { z } from 'zod';
 import type { Db, Tx } from '../db/client.js';
 import { zodIssuesToDetails } from '../errors/zod-details.js';
+import { systemClock, type Clock } from '../time/clock.js';
 
 /**
  * One NDJSON record type: its zod schema (the API's snake_case field names) and how it is
@@ -11,7 +12,8 @@ import { zodIssuesToDetails } from '../errors/zod-details.js';
 export interface ImportType<S extends z.ZodType = z.ZodType> {
   type: string;
   schema: S;
-  write(tx: Tx, appId: string, records: z.output<S>[]): Promise<void>;
+  /** `now`: the time of the batch's created/updated columns, from the runtime's clock. */
+  write(tx: Tx, appId: string, records: z.output<S>[], now: Date): Promise<void>;
 }
 
 export class ImportLineError extends Error {
@@ -41,7 +43,9 @@ export async function importNdjson(args: {
   input: Readable | string;
   types: readonly ImportType[];
   progress?: ImportProgress;
+  clock?: Clock;
 }): Promise<Record<string, number>> {
+  const clock = args.clock ?? systemClock;
   const byName = new Map(args.types.map((t) => [t.type, t]));
   const counts: Record<string, number> = {};
   // Bytes, not text: each line is decoded on its own, so invalid UTF-8 names its line.
@@ -53,7 +57,7 @@ export async function importNdjson(args: {
       const batch = pending;
       pending = undefined;
       const entries = lastPerId(batch.entries);
-      const write = (records: unknown[]) => tx.transaction((savepoint) => batch.type.write(savepoint, args.appId, records));
+      const write = (records: unknown[]) => tx.transaction((savepoint) => batch.type.write(savepoint, args.appId, records, clock.now()));
       try {
         // In a savepoint: a batch the database refuses can be tried again record by record.
         await write(entries.map((e) => e.record));

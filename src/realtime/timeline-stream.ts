@@ -4,6 +4,7 @@ import { AppError, validationFailed } from '../errors/app-error.js';
 import { sseStreamsClosedLagging } from '../observability/metrics.js';
 import type { RequestContext } from '../runtime.js';
 import { scheduledCallEvents, type ScheduledCallEventRow } from '../scheduling/tables.js';
+import type { Clock } from '../time/clock.js';
 import { eventsAfter } from './timeline-bus.js';
 
 /** Stored events replayed per page while catching up. */
@@ -98,7 +99,7 @@ function timelineStream(
   // The stream holds its token as a request does: it ends when the token
   // expires, even while idle, and no event is sent once the token is revoked or its client
   // deleted (checked before each live event and before each page of stored ones).
-  const cancelExpiry = auth ? atExpiry(auth.expiresAt, () => end()) : undefined;
+  const cancelExpiry = auth ? atExpiry(auth.expiresAt, runtime.clock, () => end()) : undefined;
   function end() {
     ended = true;
     buffer.length = 0;
@@ -203,12 +204,12 @@ function timelineStream(
 /** Longest delay setTimeout takes (a longer one fires at once). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** Calls `then` at `at`, however far ahead (re-armed in steps of MAX_TIMER_MS); returns a cancel. */
-function atExpiry(at: Date, then: () => void): () => void {
+/** Calls `then` once `clock` reaches `at`, however far ahead (re-armed in steps of MAX_TIMER_MS); returns a cancel. */
+function atExpiry(at: Date, clock: Clock, then: () => void): () => void {
   let timer: NodeJS.Timeout;
   const arm = () => {
-    const left = at.getTime() - Date.now();
-    timer = setTimeout(() => (at.getTime() <= Date.now() ? then() : arm()), Math.max(0, Math.min(left, MAX_TIMER_MS)));
+    const left = at.getTime() - clock.now().getTime();
+    timer = setTimeout(() => (at.getTime() <= clock.now().getTime() ? then() : arm()), Math.max(0, Math.min(left, MAX_TIMER_MS)));
     timer.unref();
   };
   arm();

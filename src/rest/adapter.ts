@@ -20,6 +20,7 @@ import { hasOrderedRootFields } from '../graphql/ordered-root-fields.js';
 import { errorResponse, serverError, timestamp } from '../http/envelope.js';
 import type { HttpEnv } from '../http/types.js';
 import type { RequestContext } from '../runtime.js';
+import type { Clock } from '../time/clock.js';
 import { coerceVariables, variableSlots, variableValues, type VariableSlot } from './variables.js';
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -333,11 +334,14 @@ function jsonResponse(ctx: RequestContext, body: unknown, status: number): Respo
   const headers = ctx.responseHeaders;
   headers['Content-Type'] = 'application/json';
   ctx.responseHeadersWritten = true;
+  // A route's respond() has no request: its envelope's time is the runtime clock's, set here.
+  const meta = (body as { meta?: { timestamp?: string } } | null)?.meta;
+  if (meta?.timestamp !== undefined) meta.timestamp = timestamp(ctx.runtime.clock);
   return new Response(JSON.stringify(body), { status, headers });
 }
 
 /** Most responses carry meta.timestamp; scheduled-call and availability ones do not. */
-export const withMeta = (data: unknown, extra: Record<string, unknown> = {}) => ({ data, meta: { timestamp: timestamp() }, ...extra });
+export const withMeta = (data: unknown, extra: Record<string, unknown> = {}, clock?: Clock) => ({ data, meta: { timestamp: timestamp(clock) }, ...extra });
 
 export { errorResponse };
 

@@ -53,7 +53,7 @@ export async function tokenHandler(c: HonoContext<HttpEnv>): Promise<Response> {
   };
   const token = await issueToken(runtime, credentials);
   c.header('Cache-Control', 'no-store');
-  return c.json(withMeta(token));
+  return c.json(withMeta(token, {}, runtime.clock));
 }
 
 /**

@@ -58,7 +58,7 @@ export async function getAgent(ctx: RequestContext, appId: string, agentId: stri
 
 /** Creates an agent, or replaces the name, zone and hours of the agent with this id (a deleted one comes back). */
 export async function saveAgent(ctx: RequestContext, appId: string, input: AgentInput): Promise<AgentRow> {
-  const now = new Date();
+  const now = ctx.runtime.clock.now();
   const values = { appId, name: input.name, timezone: input.timezone, workingHours: input.workingHours, updatedAt: now };
   const [row] = await ctx.runtime.database.db
     .insert(agents)
@@ -72,7 +72,7 @@ export async function saveAgent(ctx: RequestContext, appId: string, input: Agent
 export async function setWorkingHours(ctx: RequestContext, appId: string, agentId: string, hours: WeeklyHours): Promise<AgentRow> {
   const [row] = await ctx.runtime.database.db
     .update(agents)
-    .set({ workingHours: hours, updatedAt: new Date() })
+    .set({ workingHours: hours, updatedAt: ctx.runtime.clock.now() })
     .where(liveAgent(appId, agentId))
     .returning();
   if (!row) throw notFound('Agent');
@@ -102,7 +102,7 @@ export async function deleteAgent(ctx: RequestContext, appId: string, agentId: s
       const ofAgent = <T extends typeof availabilityExceptions | typeof dndWindows>(table: T) => and(eq(table.appId, appId), eq(table.agentId, agentId));
       await tx.delete(availabilityExceptions).where(ofAgent(availabilityExceptions));
       await tx.delete(dndWindows).where(ofAgent(dndWindows));
-      const now = new Date();
+      const now = ctx.runtime.clock.now();
       const [kept] = await tx.update(agents).set({ deletedAt: now, updatedAt: now }).where(liveAgent(appId, agentId)).returning();
       return kept!;
     });

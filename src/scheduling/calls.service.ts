@@ -89,7 +89,7 @@ function assertFuture(at: Date, now: Date) {
  * concurrent booking takes that agent first, the next one is tried.
  */
 export async function createScheduledCall(ctx: RequestContext, appId: string, input: CreateCallInput): Promise<ScheduledCallRow> {
-  const now = new Date();
+  const now = ctx.runtime.clock.now();
   assertFuture(input.scheduledAtUtc, now);
   const startMs = input.scheduledAtUtc.getTime();
   const endMs = startMs + input.durationMinutes * MINUTE_MS;
@@ -178,7 +178,7 @@ export async function updateScheduledCall(ctx: RequestContext, appId: string, id
   if (!editableFields.some((field) => input[field] !== undefined)) {
     throw new AppError('invalid_request', `No editable field: send at least one of ${editableFields.join(', ')}`);
   }
-  const now = new Date();
+  const now = ctx.runtime.clock.now();
   return ctx.runtime.database.db.transaction(async (tx) => {
     const call = await lockCall(tx, appId, id);
     if (isFinal(call.status)) throw finalConflict(call);
@@ -238,7 +238,7 @@ export async function updateScheduledCall(ctx: RequestContext, appId: string, id
  * Completed and no-show calls are final and cannot be cancelled (409).
  */
 export async function cancelScheduledCall(ctx: RequestContext, appId: string, id: string, reason: string | undefined): Promise<ScheduledCallRow> {
-  const now = new Date();
+  const now = ctx.runtime.clock.now();
   return ctx.runtime.database.db.transaction(async (tx) => {
     const call = await lockCall(tx, appId, id);
     if (call.status === 'cancelled') return call;
@@ -265,7 +265,7 @@ export async function recordCallOutcome(
   outcome: 'completed' | 'no_show',
   reason: string | undefined,
 ): Promise<ScheduledCallRow> {
-  const now = new Date();
+  const now = ctx.runtime.clock.now();
   return ctx.runtime.database.db.transaction(async (tx) => {
     const call = await lockCall(tx, appId, id);
     if (isFinal(call.status)) throw finalConflict(call);

@@ -92,8 +92,7 @@ async function refuseDeletedAgents(tx: Tx, appId: string, what: string, agentIds
 export const agentImport: ImportType<typeof agentRecord> = {
   type: 'agent',
   schema: agentRecord,
-  async write(tx, appId, records) {
-    const now = new Date();
+  async write(tx, appId, records, now) {
     await tx
       .insert(agents)
       .values(records.map((r) => ({ appId, id: r.id, name: r.name, timezone: r.timezone, workingHours: r.working_hours, createdAt: now, updatedAt: now })))
@@ -140,8 +139,7 @@ const callColumns = [
  * `created` timeline event by the system, a re-imported one an `updated` event; the reminders
  * of a `scheduled` call are (re-)planned.
  */
-async function writeCalls(tx: Tx, appId: string, records: z.output<typeof callRecord>[]): Promise<void> {
-  const now = new Date();
+async function writeCalls(tx: Tx, appId: string, records: z.output<typeof callRecord>[], now: Date): Promise<void> {
   const rows = records.map((r) => ({
     id: r.id,
     appId,

@@ -44,7 +44,7 @@ export async function claimKey(
   appId: string,
   key: string,
   hash: string,
-  now = new Date(),
+  now: Date,
 ): Promise<{ claim: Claim } | { replay: unknown }> {
   const expiredBefore = new Date(now.getTime() - KEY_RETENTION_MS).toISOString();
   const staleBefore = new Date(now.getTime() - STALE_CLAIM_MS).toISOString();

@@ -57,7 +57,7 @@ export async function sendMessage(ctx: RequestContext, appId: string, payload: S
   const db = ctx.runtime.database.db;
   let claim: Claim | undefined;
   if (idempotencyKey !== undefined) {
-    const claimed = await claimKey(db, appId, idempotencyKey, requestHash(payload));
+    const claimed = await claimKey(db, appId, idempotencyKey, requestHash(payload), ctx.runtime.clock.now());
     if ('replay' in claimed) return { message: claimed.replay as SentMessage, replayed: true };
     claim = claimed.claim;
   }
@@ -81,7 +81,7 @@ export async function sendMessage(ctx: RequestContext, appId: string, payload: S
 async function send(ctx: RequestContext, tx: Tx, appId: string, payload: SendMessage): Promise<SentMessage> {
   const kind = kindOf(payload);
   const to = digits(payload.to);
-  const now = new Date();
+  const now = ctx.runtime.clock.now();
   const latestInbound = await lastInbound(tx, appId, to);
 
   let stored: Record<string, unknown> = payload;
@@ -261,7 +261,10 @@ export interface InboundResult {
 }
 
 export function ingestInboundEvent(ctx: RequestContext, appId: string, event: InboundEvent): Promise<InboundResult> {
-  return ctx.runtime.database.db.transaction((tx) => (event.type === 'message' ? ingestMessage(tx, appId, event) : ingestStatus(tx, appId, event)));
+  return ctx.runtime.database.db.transaction((tx) => {
+    const now = ctx.runtime.clock.now();
+    return event.type === 'message' ? ingestMessage(tx, appId, event, now) : ingestStatus(tx, appId, event, now);
+  });
 }
 
 /** A stable message id per provider id: the provider's redelivery hits the primary key. */
@@ -270,9 +273,9 @@ const inboundMessageId = (providerId: string) => {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 };
 
-async function ingestMessage(tx: Tx, appId: string, event: InboundMessageEvent): Promise<InboundResult> {
+async function ingestMessage(tx: Tx, appId: string, event: InboundMessageEvent, now: Date): Promise<InboundResult> {
   const from = digits(event.from);
-  const at = event.timestamp ?? new Date();
+  const at = event.timestamp ?? now;
   const id = inboundMessageId(event.id);
 
   // A Flow reply is linked to the send of its flow_token (sent to this same number).
@@ -358,12 +361,12 @@ export function outboundMessageByProviderId(q: Queryable, appId: string, provide
  * message the service sent itself wins over imported ones with the same id; among imported ones
  * only, the newest is the one updated.
  */
-async function ingestStatus(tx: Tx, appId: string, event: StatusUpdateEvent): Promise<InboundResult> {
+async function ingestStatus(tx: Tx, appId: string, event: StatusUpdateEvent, now: Date): Promise<InboundResult> {
   const [row] = await outboundMessageByProviderId(tx, appId, event.provider_message_id);
   if (!row) throw notFound(`Outbound message with provider_message_id ${event.provider_message_id}`);
   const { state, moved } = applyStatusUpdate(row, {
     status: event.status,
-    at: event.timestamp ?? new Date(),
+    at: event.timestamp ?? now,
     errorMessage: event.error?.message ?? null,
   });
   const [updated] = await tx

@@ -86,7 +86,7 @@ const callUpdateColumns = [
  * all inside the import's transaction. A callId already used by another app is refused: the
  * lookup host finds calls by callId alone, so it is unique across apps.
  */
-async function writeCalls(tx: Tx, appId: string, records: VideoCallRecord[]): Promise<void> {
+async function writeCalls(tx: Tx, appId: string, records: VideoCallRecord[], now: Date): Promise<void> {
   const byId = new Map(records.map((r) => [r.callId, r]));
   const calls = [...byId.values()];
   const ids = calls.map((c) => c.callId);
@@ -96,7 +96,6 @@ async function writeCalls(tx: Tx, appId: string, records: VideoCallRecord[]): Pr
     .where(and(inArray(videoCalls.id, ids), ne(videoCalls.appId, appId)));
   if (foreign.length > 0) throw new Error(`callId ${foreign[0]!.id} belongs to another app`);
 
-  const now = new Date();
   const rows = calls.map((c) => ({
     id: c.callId,
     appId,

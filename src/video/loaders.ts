@@ -52,7 +52,7 @@ export function participantsLoader(ctx: RequestContext) {
     () =>
       new DataLoader<CallKey, CallParticipants, string>(
         async (keys) => {
-          const now = new Date();
+          const now = ctx.runtime.clock.now();
           return (await rows(keys)).map((sessions) => {
             const billed = billCall(sessions, now);
             return { participants: billed.sessions, participantMinutes: billed.participantMinutes };

@@ -127,7 +127,7 @@ export async function listVideoCalls(ctx: RequestContext, args: z.output<typeof 
 }
 
 export async function createVideoCall(ctx: RequestContext, appId: string, input: CreateVideoCallInput): Promise<VideoCallRow> {
-  const now = new Date();
+  const now = ctx.runtime.clock.now();
   return ctx.runtime.database.db.transaction(async (tx) => {
     const [row] = await tx
       .insert(videoCalls)
@@ -182,7 +182,7 @@ export const participantJoinedArgs = z.object({
 
 /** A join opens a new session; the provider participant must not be connected already (409). */
 export function recordParticipantJoined(ctx: RequestContext, args: z.output<typeof participantJoinedArgs>): Promise<VideoCallRow> {
-  const at = args.at ?? new Date();
+  const at = args.at ?? ctx.runtime.clock.now();
   return applyEvent(ctx, args, 'participant_joined', at, async (tx) => {
     const [connected] = await tx
       .select({ id: videoParticipants.id })
@@ -210,7 +210,7 @@ export const participantLeftArgs = z.object({
 
 /** Closes the participant's connected session; one that already left is 409, an unknown one 404. */
 export function recordParticipantLeft(ctx: RequestContext, args: z.output<typeof participantLeftArgs>): Promise<VideoCallRow> {
-  const at = args.at ?? new Date();
+  const at = args.at ?? ctx.runtime.clock.now();
   return applyEvent(ctx, args, 'participant_left', at, async (tx) => {
     const sessions = await tx
       .select({ id: videoParticipants.id, joinedAt: videoParticipants.joinedAt, leftAt: videoParticipants.leftAt })
@@ -235,7 +235,7 @@ export const callEndedArgs = z.object({ appId: z.uuid(), callId: videoFields.cal
 
 /** Ends the call; participants still connected leave at the same instant, so billing stops. */
 export function recordCallEnded(ctx: RequestContext, args: z.output<typeof callEndedArgs>): Promise<VideoCallRow> {
-  const at = args.at ?? new Date();
+  const at = args.at ?? ctx.runtime.clock.now();
   return applyEvent(ctx, args, 'call_ended', at, async (tx) => {
     await tx
       .update(videoParticipants)
@@ -259,7 +259,7 @@ export const recordingStatusArgs = z.object({
  * replaced when given and kept otherwise; a failed recording has none.
  */
 export function recordRecordingStatus(ctx: RequestContext, args: z.output<typeof recordingStatusArgs>): Promise<VideoCallRow> {
-  const at = args.at ?? new Date();
+  const at = args.at ?? ctx.runtime.clock.now();
   return applyEvent(ctx, args, 'recording_status', at, async (tx) => {
     const [existing] = await tx
       .select()

@@ -48,7 +48,7 @@ export const generateWebhookSecret = () => `whsec_${randomBytes(32).toString('ba
  */
 export async function createSubscription(
   db: Db,
-  options: { allowPrivate: boolean; now?: Date },
+  options: { allowPrivate: boolean; now: Date },
   input: SubscriptionInput,
 ): Promise<{ subscription: WebhookSubscriptionRow; secret: string }> {
   const parsed = parseInput(subscriptionInput, input);
@@ -59,7 +59,7 @@ export async function createSubscription(
     throw error;
   }
   const secret = generateWebhookSecret();
-  const now = options.now ?? new Date();
+  const { now } = options;
   const subscription = await db.transaction(async (tx) => {
     // Serializes creations per app (the cap below) without blocking inserts that reference the app.
     const [app] = await tx.select({ id: apps.id }).from(apps).where(eq(apps.id, parsed.appId)).for('no key update');
@@ -107,7 +107,7 @@ export async function deleteSubscription(db: Db, appId: string, id: string): Pro
  * gets no new deliveries and its pending ones wait, unsent (the worker skips them), until it is
  * enabled again.
  */
-export async function setSubscriptionStatus(db: Db, appId: string, id: string, status: 'active' | 'disabled', now = new Date()) {
+export async function setSubscriptionStatus(db: Db, appId: string, id: string, status: 'active' | 'disabled', now: Date) {
   const row = await changeSubscriptionStatus(db, { appId, id }, { status, disabledReason: status === 'disabled' ? 'disabled by the app' : null }, now);
   if (!row) throw notFound('Webhook subscription');
   return row;
@@ -186,7 +186,7 @@ export async function listDeliveries(
  * Puts a failed delivery back in the queue with a fresh attempt budget, keeping its id (the
  * receiver deduplicates on webhook-id). Its subscription must be active.
  */
-export async function retryDelivery(db: Db, appId: string, id: string, now = new Date()): Promise<WebhookDeliveryRow> {
+export async function retryDelivery(db: Db, appId: string, id: string, now: Date): Promise<WebhookDeliveryRow> {
   return db.transaction(async (tx) => {
     const [delivery] = await tx
       .select()

@@ -11,6 +11,7 @@ import * as schema from '../db/schema.js';
 import type { Logger } from '../log.js';
 import { webhookDeliveries as deliveryMetric, webhookSendsInFlight } from '../observability/metrics.js';
 import { scheduledCallReminders, scheduledCalls } from '../scheduling/tables.js';
+import { systemClock } from '../time/clock.js';
 import { callRecord, enqueueMessages, reminderRecord } from './outbox.js';
 import { changeSubscriptionStatus } from './service.js';
 import { assertPublicUrl, guardedLookup, UnsafeUrlError } from './ssrf.js';
@@ -209,11 +210,12 @@ export class WebhookWorker {
   private refill = false;
   /** The last fill may have left due deliveries behind (limits or slots): a finished send fills again. */
   private backlog = false;
-  private lastReminders = 0;
+  /** performance.now() of the last look for reminders: a real interval even when the clock is fixed. */
+  private lastReminders = -Infinity;
 
   constructor(private readonly options: WorkerOptions) {
     this.db = backgroundDb(options.database);
-    this.clock = options.clock ?? (() => new Date());
+    this.clock = options.clock ?? systemClock.now;
     this.random = options.random ?? Math.random;
     // Long enough for the send, its timeout and the result's write; a crash frees it after that.
     this.leaseMs = options.config.WEBHOOK_TIMEOUT_MS * 2 + 30_000;
@@ -258,8 +260,8 @@ export class WebhookWorker {
         this.refill = false;
         const now = this.clock();
         // Reminders are looked for once per poll interval, not after every finished send.
-        if (now.getTime() - this.lastReminders >= this.options.config.WEBHOOK_POLL_MS) {
-          this.lastReminders = now.getTime();
+        if (performance.now() - this.lastReminders >= this.options.config.WEBHOOK_POLL_MS) {
+          this.lastReminders = performance.now();
           await this.dispatchReminders(now);
         }
         await this.claimAndSend(now, this.clock);

@@ -6,6 +6,7 @@ import { openDatabase, type Database } from '../../src/db/client.js';
 import { isConnectionError } from '../../src/db/raw.js';
 import { createLogger } from '../../src/log.js';
 import type { Runtime } from '../../src/runtime.js';
+import { systemClock } from '../../src/time/clock.js';
 
 // While PostgreSQL is away, the token lookup (one connection of its own, src/db/client.ts) must
 // answer every waiting request with the next failed connection attempt, not queue one query per
@@ -31,7 +32,7 @@ afterAll(() => database?.close());
 
 describe('the token lookup while the database is unreachable', () => {
   it('answers every request within about two connection attempts, however many keep arriving', async () => {
-    const runtime = { database } as unknown as Runtime;
+    const runtime = { database, clock: systemClock } as unknown as Runtime;
     const auth: AuthContext = {
       clientId: 'client',
       jti: 'token',

@@ -7,6 +7,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { startServers, type RunningServers } from '../../src/http/server.js';
 import { createLogger, type Logger } from '../../src/log.js';
 import type { Runtime } from '../../src/runtime.js';
+import type { Clock } from '../../src/time/clock.js';
 
 /**
  * Starts the real HTTP servers on ephemeral ports. Storage is in-memory PGlite, or a fresh
@@ -49,7 +50,7 @@ export const allScopes: Scope[] = [
   'webhooks:write',
 ];
 
-export async function startTestServer(overrides: Partial<Record<keyof Config, string>> = {}, options: { logger?: Logger } = {}): Promise<TestServer> {
+export async function startTestServer(overrides: Partial<Record<keyof Config, string>> = {}, options: { logger?: Logger; clock?: Clock } = {}): Promise<TestServer> {
   // An explicit DATABASE_URL joins an existing database (a second instance); otherwise a fresh one,
   // made over the direct connection when DATABASE_URL is a pooler's (scripts/pgbouncer-check.sh).
   const database = overrides.DATABASE_URL
@@ -74,7 +75,7 @@ export async function startTestServer(overrides: Partial<Record<keyof Config, st
     DATABASE_DIRECT_URL: overrides.DATABASE_DIRECT_URL ?? sameDatabase(process.env.DATABASE_DIRECT_URL),
     DATABASE_REPLICA_URL: overrides.DATABASE_REPLICA_URL ?? sameDatabase(process.env.DATABASE_REPLICA_URL),
   });
-  const runtime = await createRuntime(config, options.logger ?? createLogger(config.LOG_LEVEL));
+  const runtime = await createRuntime(config, options.logger ?? createLogger(config.LOG_LEVEL), { clock: options.clock });
   const servers = await startServers(runtime, { main: 0, video: 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${servers.mainPort}`;
 

@@ -6,7 +6,7 @@ import type { TestServer } from '../helpers/server.js';
 /** Imports records through the real NDJSON importer, as a user would. */
 export async function importRecords(server: TestServer, appId: string, records: object[]) {
   const text = records.map((r) => JSON.stringify(r)).join('\n');
-  return importNdjson({ db: server.runtime.database.db, appId, input: Readable.from([text]), types: importTypes });
+  return importNdjson({ db: server.runtime.database.db, appId, input: Readable.from([text]), types: importTypes, clock: server.runtime.clock });
 }
 
 const pad = (n: number) => String(n).padStart(12, '0');
