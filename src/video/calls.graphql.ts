@@ -1,8 +1,7 @@
 import { parseInput } from '../errors/zod-details.js';
 import { builder } from '../graphql/builder.js';
 import { connectionOf, pageComplexity } from '../graphql/connection.js';
-import { callStatuses, participantRoles, recordingStatuses } from './lifecycle.js';
-import { participantsLoader, recordingsLoader, type BilledParticipant } from './loaders.js';
+import { callStatuses } from './lifecycle.js';
 import {
   callEndedArgs,
   createVideoCall,
@@ -10,20 +9,15 @@ import {
   getVideoCall,
   listVideoCalls,
   lookupVideoCall,
-  participantJoinedArgs,
-  participantLeftArgs,
   recordCallEnded,
-  recordingStatusArgs,
-  recordParticipantJoined,
-  recordParticipantLeft,
-  recordRecordingStatus,
   videoCallListArgs,
   videoFields as shape,
 } from './service.js';
-import type { VideoCallRow, VideoRecordingRow } from './tables.js';
+import type { VideoCallRow } from './tables.js';
 
-// Video calls, with the fields the video host's lookup returns. Reads need video:read; there is
-// no video write scope, so creating calls and recording provider events use scheduling:write, the
+// Video calls, with the fields the video host's lookup returns (participants and usage:
+// participants.graphql.ts; recordings: recordings.graphql.ts). Reads need video:read; there is no
+// video write scope, so creating calls and recording provider events use scheduling:write, the
 // scope that creates calls.
 
 const VideoProvider = builder.objectRef<{ name: string; meetingId: string }>('VideoProvider').implement({
@@ -42,44 +36,12 @@ const VideoContactCenter = builder.objectRef<VideoCallRow>('VideoContactCenter')
   }),
 });
 
-const VideoParticipant = builder.objectRef<BilledParticipant>('VideoParticipant').implement({
-  description: 'One connected session of a participant; a rejoin after leaving is a new session.',
-  fields: (t) => ({
-    id: t.exposeID('id', { description: 'Participant id (UUID).' }),
-    providerParticipantId: t.exposeString('providerParticipantId', { description: "The provider's participant id." }),
-    role: t.exposeString('role', { description: `One of ${participantRoles.join(', ')}.` }),
-    name: t.exposeString('name', { description: 'Display name.' }),
-    joinedAt: t.expose('joinedAt', { description: 'When the participant joined (ISO 8601).', type: 'DateTime' }),
-    leftAt: t.expose('leftAt', { type: 'DateTime', nullable: true, description: 'Null while connected.' }),
-    billedMinutes: t.exposeInt('billedMinutes', {
-      description: 'Whole minutes connected, rounded up; counted up to now while connected.',
-    }),
-  }),
-});
-
-const VideoUsage = builder.objectRef<{ participantMinutes: number }>('VideoUsage').implement({
-  description: 'Usage of a call.',
-  fields: (t) => ({ participantMinutes: t.exposeInt('participantMinutes', { description: "Sum of the participants' billedMinutes." }) }),
-});
-
-const VideoRecording = builder.objectRef<VideoRecordingRow>('VideoRecording').implement({
-  description: 'A recording (archive) of the call.',
-  fields: (t) => ({
-    id: t.exposeID('id', { description: 'Recording id (UUID).' }),
-    providerArchiveId: t.exposeString('providerArchiveId', { description: "The provider's archive id." }),
-    url: t.exposeString('url', { nullable: true, description: 'Download URL; it may expire.' }),
-    status: t.exposeString('status', { description: `One of ${recordingStatuses.join(', ')}.` }),
-    createdAt: t.expose('createdAt', { description: 'When it was created (ISO 8601 UTC).', type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { description: 'When it last changed (ISO 8601 UTC).', type: 'DateTime' }),
-  }),
-});
-
-const key = (call: VideoCallRow) => ({ appId: call.appId, callId: call.id });
+export const callKey = (call: VideoCallRow) => ({ appId: call.appId, callId: call.id });
 // A call has a handful of sessions and recordings, loaded for a whole page in one query: weighed
 // as 2 items rather than the default 10, so a page of 50 calls with every field fits the budget.
-const batchedList = { field: 1, multiplier: 2 };
+export const batchedList = { field: 1, multiplier: 2 };
 
-const VideoCall = builder.objectRef<VideoCallRow>('VideoCall').implement({
+export const VideoCall = builder.objectRef<VideoCallRow>('VideoCall').implement({
   description: 'A video call with its participants, usage and recordings. Scope: video:read.',
   fields: (t) => ({
     callId: t.exposeID('id', { description: 'Unique call identifier (UUID).' }),
@@ -97,22 +59,6 @@ const VideoCall = builder.objectRef<VideoCallRow>('VideoCall').implement({
       resolve: (call) => (call.providerName !== null && call.providerMeetingId !== null ? { name: call.providerName, meetingId: call.providerMeetingId } : null),
     }),
     contactcenter: t.field({ description: 'Contact-center context of the call.', type: VideoContactCenter, resolve: (call) => call }),
-    participants: t.field({
-      type: [VideoParticipant],
-      description: 'In join order; batched per request (one query per page of calls).',
-      complexity: batchedList,
-      resolve: async (call, _args, ctx) => (await participantsLoader(ctx).load(key(call))).participants,
-    }),
-    usage: t.field({ description: 'Billed participant minutes of the call.',
-      type: VideoUsage,
-      resolve: async (call, _args, ctx) => ({ participantMinutes: (await participantsLoader(ctx).load(key(call))).participantMinutes }),
-    }),
-    recordings: t.field({
-      type: [VideoRecording],
-      description: 'Oldest first; batched per request.',
-      complexity: batchedList,
-      resolve: (call, _args, ctx) => recordingsLoader(ctx).load(key(call)),
-    }),
     createdAt: t.expose('createdAt', { description: 'When it was created (ISO 8601 UTC).', type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { description: 'When it last changed (ISO 8601 UTC).', type: 'DateTime' }),
   }),
@@ -188,9 +134,9 @@ const CreateVideoCallInput = builder.inputType('CreateVideoCallInput', { descrip
   }),
 });
 
-const event = (what: string) =>
+export const eventDescription = (what: string) =>
   `${what} Runs in one transaction; a move the call's state does not allow is conflict (409). Scope: scheduling:write (there is no video write scope).`;
-const atDescription = 'When it happened at the provider (default: now).';
+export const atDescription = 'When it happened at the provider (default: now).';
 
 builder.mutationField('createVideoCall', (t) =>
   t.field({
@@ -202,46 +148,10 @@ builder.mutationField('createVideoCall', (t) =>
   }),
 );
 
-builder.mutationField('recordVideoParticipantJoined', (t) =>
-  t.field({
-    type: VideoCall,
-    description: event(
-      'Provider event: a participant joined (a new session). The first join moves the call from created to active; an ended call refuses joins, and so does a participant already connected.',
-    ),
-    authScopes: (_root, args) => ({ $all: { scope: 'scheduling:write', app: args.appId } }),
-    args: {
-      appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
-      callId: t.arg({ description: 'The call (UUID).', type: 'UUID', required: true }),
-      providerParticipantId: t.arg.string({ description: "The provider's participant id.", required: true, validate: { schema: shape.providerParticipantId } }),
-      role: t.arg.string({ required: true, description: `One of ${participantRoles.join(', ')}.`, validate: { schema: shape.role } }),
-      name: t.arg.string({ required: true, description: 'Display name.', validate: { schema: shape.name } }),
-      at: t.arg({ type: 'DateTime', description: atDescription }),
-    },
-    resolve: (_root, args, ctx) => recordParticipantJoined(ctx, parseInput(participantJoinedArgs, args)),
-  }),
-);
-
-builder.mutationField('recordVideoParticipantLeft', (t) =>
-  t.field({
-    type: VideoCall,
-    description: event(
-      "Provider event: a participant left; closes its connected session. The call stays active (only recordVideoCallEnded ends it). Leaving twice is 409; an unknown participant is not_found; `at` before the join is validation_error.",
-    ),
-    authScopes: (_root, args) => ({ $all: { scope: 'scheduling:write', app: args.appId } }),
-    args: {
-      appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
-      callId: t.arg({ description: 'The call (UUID).', type: 'UUID', required: true }),
-      providerParticipantId: t.arg.string({ description: "The provider's participant id.", required: true, validate: { schema: shape.providerParticipantId } }),
-      at: t.arg({ type: 'DateTime', description: atDescription }),
-    },
-    resolve: (_root, args, ctx) => recordParticipantLeft(ctx, parseInput(participantLeftArgs, args)),
-  }),
-);
-
 builder.mutationField('recordVideoCallEnded', (t) =>
   t.field({
     type: VideoCall,
-    description: event(
+    description: eventDescription(
       'Provider event: the meeting ended. Moves created or active to ended; participants still connected leave at `at`. Ending twice is 409.',
     ),
     authScopes: (_root, args) => ({ $all: { scope: 'scheduling:write', app: args.appId } }),
@@ -251,24 +161,5 @@ builder.mutationField('recordVideoCallEnded', (t) =>
       at: t.arg({ type: 'DateTime', description: atDescription }),
     },
     resolve: (_root, args, ctx) => recordCallEnded(ctx, parseInput(callEndedArgs, args)),
-  }),
-);
-
-builder.mutationField('recordVideoRecordingStatus', (t) =>
-  t.field({
-    type: VideoCall,
-    description: event(
-      'Provider event: a recording (by providerArchiveId) was created or changed status. A new recording may start in any status; processing moves to available or failed; available and failed are final (repeating the same status is accepted and may refresh the url). The call must have started (active or ended).',
-    ),
-    authScopes: (_root, args) => ({ $all: { scope: 'scheduling:write', app: args.appId } }),
-    args: {
-      appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
-      callId: t.arg({ description: 'The call (UUID).', type: 'UUID', required: true }),
-      providerArchiveId: t.arg.string({ description: "The provider's archive id.", required: true, validate: { schema: shape.providerArchiveId } }),
-      status: t.arg.string({ required: true, description: `One of ${recordingStatuses.join(', ')}.`, validate: { schema: shape.recordingStatus } }),
-      url: t.arg.string({ description: 'Download URL (http or https); kept when omitted; cleared when failed.', validate: { schema: shape.url } }),
-      at: t.arg({ type: 'DateTime', description: atDescription }),
-    },
-    resolve: (_root, args, ctx) => recordRecordingStatus(ctx, parseInput(recordingStatusArgs, args)),
   }),
 );
