@@ -1,6 +1,7 @@
 import { parseInput } from '../errors/zod-details.js';
 import { builder } from '../graphql/builder.js';
 import { connectionOf, pageComplexity } from '../graphql/connection.js';
+import { zodInputFields } from '../graphql/zod-input.js';
 import { callStatuses } from './lifecycle.js';
 import {
   callEndedArgs,
@@ -103,35 +104,40 @@ builder.queryField('videoCalls', (t) =>
   }),
 );
 
-const VideoProviderInput = builder.inputType('VideoProviderInput', { description: 'The video provider and its meeting id.',
-  fields: (t) => ({
-    name: t.string({ description: 'Provider name.', required: true, validate: { schema: shape.provider.shape.name } }),
-    meetingId: t.string({ description: "The provider's meeting id.", required: true, validate: { schema: shape.provider.shape.meetingId } }),
-  }),
+const VideoProviderInput = builder.inputType('VideoProviderInput', {
+  description: 'The video provider and its meeting id.',
+  fields: (t) =>
+    zodInputFields(t, shape.provider, {
+      name: { description: 'Provider name.', validate: true },
+      meetingId: { description: "The provider's meeting id.", validate: true },
+    }),
 });
 
-const cc = shape.contactcenter.shape;
-const VideoContactCenterInput = builder.inputType('VideoContactCenterInput', { description: 'Contact-center context stored with the call.',
-  fields: (t) => ({
-    conversationId: t.string({ description: 'Contact-center conversation id.', required: true, validate: { schema: cc.conversationId } }),
-    ccHostOrigin: t.string({ description: 'Origin of the contact-center host page.', required: true, validate: { schema: cc.ccHostOrigin } }),
-    ccTargetEnv: t.string({ description: 'Target environment of the contact center.', required: true, validate: { schema: cc.ccTargetEnv } }),
-    ccLangTag: t.string({ description: 'Language tag of the contact-center UI.', required: true, validate: { schema: cc.ccLangTag } }),
-    ccUsePopupAuth: t.boolean({ description: 'Whether the contact center authenticates in a popup.', required: true }),
-  }),
+const VideoContactCenterInput = builder.inputType('VideoContactCenterInput', {
+  description: 'Contact-center context stored with the call.',
+  fields: (t) =>
+    zodInputFields(t, shape.contactcenter, {
+      conversationId: { description: 'Contact-center conversation id.', validate: true },
+      ccHostOrigin: { description: 'Origin of the contact-center host page.', validate: true },
+      ccTargetEnv: { description: 'Target environment of the contact center.', validate: true },
+      ccLangTag: { description: 'Language tag of the contact-center UI.', validate: true },
+      ccUsePopupAuth: 'Whether the contact center authenticates in a popup.',
+    }),
 });
 
-const CreateVideoCallInput = builder.inputType('CreateVideoCallInput', { description: 'A video call to create.',
-  fields: (t) => ({
-    presetId: t.string({ description: 'The preset to use.', required: true, validate: { schema: shape.presetId } }),
-    title: t.string({ description: 'Optional title.', validate: { schema: shape.title } }),
-    description: t.string({ description: 'Optional description.', validate: { schema: shape.description } }),
-    metadata: t.field({ type: 'JSON', description: 'A JSON object, or null.', validate: { schema: shape.metadata } }),
-    hostName: t.string({ description: 'Optional host display name.', validate: { schema: shape.hostName } }),
-    guestName: t.string({ description: 'Optional guest display name.', validate: { schema: shape.guestName } }),
-    provider: t.field({ description: 'The provider and its meeting id.', type: VideoProviderInput }),
-    contactcenter: t.field({ description: 'Contact-center context of the call.', type: VideoContactCenterInput, required: true }),
-  }),
+const CreateVideoCallInput = builder.inputType('CreateVideoCallInput', {
+  description: 'A video call to create.',
+  fields: (t) =>
+    zodInputFields(t, createVideoCallInput, {
+      presetId: { description: 'The preset to use.', validate: true },
+      title: { description: 'Optional title.', validate: true },
+      description: { description: 'Optional description.', validate: true },
+      metadata: { description: 'A JSON object, or null.', validate: true },
+      hostName: { description: 'Optional host display name.', validate: true },
+      guestName: { description: 'Optional guest display name.', validate: true },
+      provider: { description: 'The provider and its meeting id.', type: VideoProviderInput },
+      contactcenter: { description: 'Contact-center context of the call.', type: VideoContactCenterInput },
+    }),
 });
 
 export const eventDescription = (what: string) =>
