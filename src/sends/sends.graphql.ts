@@ -2,6 +2,8 @@ import type { InputObjectRef } from '@pothos/core';
 import { z } from 'zod';
 import { detailsUnder } from '../errors/app-error.js';
 import { builder } from '../graphql/builder.js';
+import { zodInputFields, type InputFieldHint, type InputFieldHints } from '../graphql/zod-input.js';
+import { bodyText, envelope, textHeader } from './kinds/common.js';
 import { sendMessageSchema, withStorableText, type SendMessage } from './payloads.js';
 import { sendMessage, type SentMessage } from './service.js';
 
@@ -37,17 +39,21 @@ const SendMessageResult = builder.objectRef<{ message: SentMessage; replayed: bo
 // ---------------------------------------------------------------------------------------------
 // Inputs
 
-export const TextInput = builder.inputType('SendTextInput', { description: 'A text part (body or footer).', fields: (t) => ({ text: t.string({ description: 'The text.', required: true }) }) });
-export const HeaderInput = builder.inputType('SendHeaderInput', { description: 'A message header: type text and its text (up to 60 characters).',
-  fields: (t) => ({ type: t.string({ required: true, description: 'text' }), text: t.string({ required: true, description: 'At most 60 characters.' }) }),
+export const TextInput = builder.inputType('SendTextInput', {
+  description: 'A text part (body or footer).',
+  fields: (t) => zodInputFields(t, bodyText, { text: 'The text.' }),
 });
-export const fixed = (value: string) => `Fixed value ${value}; may be omitted here.`;
-export const envelopeFields = (t: PothosInputFields) => ({
-  to: t.string({ required: true, description: 'Recipient phone number.' }),
-  tags: t.stringList({ description: 'Free-form tags stored with the message.' }),
-  metadata: t.field({ type: 'JSON', description: 'An object or a string.' }),
+export const HeaderInput = builder.inputType('SendHeaderInput', {
+  description: 'A message header: type text and its text (up to 60 characters).',
+  fields: (t) => zodInputFields(t, textHeader, { type: 'text', text: 'At most 60 characters.' }),
 });
-type PothosInputFields = Parameters<Parameters<typeof builder.inputType>[1]['fields']>[0];
+/** A fixed value of the body (type, interactive.type, action.name): optional here, graphqlInput fills it in. */
+export const fixed = (value: string): InputFieldHint => ({ description: `Fixed value ${value}; may be omitted here.`, required: false });
+export const envelopeHints = {
+  to: 'Recipient phone number.',
+  tags: 'Free-form tags stored with the message.',
+  metadata: { description: 'An object or a string.', type: 'JSON' },
+} satisfies InputFieldHints<typeof envelope>;
 type BuilderTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 
 // ---------------------------------------------------------------------------------------------

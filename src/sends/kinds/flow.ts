@@ -5,6 +5,11 @@ import { bodyText, envelope, flowToken, footerText, freeForm, isPlainObject, iss
 // The Flow send: a WhatsApp interactive message that opens a Flow. Sent only inside the 24-hour
 // window; its flow_token links the user's reply back to the send.
 
+export const flowActionPayload = z.strictObject({
+  screen: nonEmpty.optional(), // required with navigate, checked below
+  data: freeForm.optional(),
+});
+
 export const flowParameters = z
   .strictObject({
     flow_message_version: z.literal('3'),
@@ -18,12 +23,7 @@ export const flowParameters = z
         params: { code: 'invalid_value' },
       }),
     flow_action: z.enum(['navigate', 'data_exchange']).default('navigate'),
-    flow_action_payload: z
-      .strictObject({
-        screen: nonEmpty.optional(), // required with navigate, checked below
-        data: freeForm.optional(),
-      })
-      .optional(),
+    flow_action_payload: flowActionPayload.optional(),
     mode: z.enum(['published', 'draft']).default('published'),
   })
   .superRefine((_, ctx) => {
