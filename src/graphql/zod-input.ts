@@ -1,13 +1,12 @@
-import type { InputFieldRef, InputType } from '@pothos/core';
+import type { InputOrArgRef, InputType } from '@pothos/core';
 import type { z } from 'zod';
 import { builder } from './builder.js';
 
-// An input type's fields from the zod object that validates it, so each field's GraphQL type and
-// whether it is required are written once. Pothos' zod plugin validates arguments but builds no
-// input types. Descriptions, and the type of a nested object, come from per-field hints.
+// An input type's fields, or a field's arguments, from the zod object that validates them, so each
+// one's GraphQL type and whether it is required are written once. Pothos' zod plugin validates
+// arguments but builds no types. Descriptions, and the type of a nested object, come from hints.
 
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
-type FieldBuilder = PothosSchemaTypes.InputFieldBuilder<Types, 'InputObject'>;
 
 export interface InputFieldHint {
   description: string;
@@ -91,16 +90,17 @@ function graphqlType(schema: z.ZodType, where: string): InputType<Types> | [Inpu
 }
 
 /**
- * The Pothos fields of an input type, one per field of `schema`, in its order: the GraphQL type
- * from the zod type (string, uuid, int, number, boolean, date, enum, literal, record, arrays of
- * these), required unless zod lets it be absent or null (GraphQL cannot require a nullable field).
+ * The Pothos fields of an input type (`fields: (t) => ...`) or an argument map (`builder.args`),
+ * one per field of `schema`, in its order: the GraphQL type from the zod type (string, uuid, int,
+ * number, boolean, date, enum, literal, record, arrays of these), required unless zod lets it be
+ * absent or null (GraphQL cannot require a nullable field).
  */
-export function zodInputFields<Shape extends z.core.$ZodShape>(
-  t: FieldBuilder,
+export function zodInputFields<Shape extends z.core.$ZodShape, Kind extends 'Arg' | 'InputObject'>(
+  t: PothosSchemaTypes.InputFieldBuilder<Types, Kind>,
   schema: { shape: Shape },
   hints: InputFieldHints<Shape>,
-): { [K in keyof Shape]: InputFieldRef<Types, unknown> } {
-  const fields: Record<string, InputFieldRef<Types, unknown>> = {};
+): { [K in keyof Shape]: InputOrArgRef<Types, z.input<Shape[K]>, Kind> } {
+  const fields: Record<string, unknown> = {};
   for (const [name, field] of Object.entries(schema.shape) as [keyof Shape & string, z.ZodType][]) {
     const given: string | InputFieldHint = hints[name];
     const hint: InputFieldHint = typeof given === 'string' ? { description: given } : given;
@@ -110,8 +110,7 @@ export function zodInputFields<Shape extends z.core.$ZodShape>(
       required: hint.required ?? !optional,
       description: hint.description,
       ...(hint.validate ? { validate: { schema: withoutOptional(field) } } : {}),
-    } as never) as InputFieldRef<Types, unknown>;
+    } as never);
   }
-  return fields as { [K in keyof Shape]: InputFieldRef<Types, unknown> };
+  return fields as { [K in keyof Shape]: InputOrArgRef<Types, z.input<Shape[K]>, Kind> };
 }
-

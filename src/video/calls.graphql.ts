@@ -142,6 +142,8 @@ const CreateVideoCallInput = builder.inputType('CreateVideoCallInput', {
 
 export const eventDescription = (what: string) =>
   `${what} Runs in one transaction; a move the call's state does not allow is conflict (409). Scope: scheduling:write (there is no video write scope).`;
+/** The arguments naming the call of a provider event. */
+export const callHints = { appId: "The app (UUID); must be in the token's apps.", callId: 'The call (UUID).' };
 export const atDescription = 'When it happened at the provider (default: now).';
 
 builder.mutationField('createVideoCall', (t) =>
@@ -161,11 +163,7 @@ builder.mutationField('recordVideoCallEnded', (t) =>
       'Provider event: the meeting ended. Moves created or active to ended; participants still connected leave at `at`. Ending twice is 409.',
     ),
     authScopes: (_root, args) => ({ $all: { scope: 'scheduling:write', app: args.appId } }),
-    args: {
-      appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
-      callId: t.arg({ description: 'The call (UUID).', type: 'UUID', required: true }),
-      at: t.arg({ type: 'DateTime', description: atDescription }),
-    },
+    args: builder.args((a) => zodInputFields(a, callEndedArgs, { ...callHints, at: atDescription })),
     resolve: (_root, args, ctx) => recordCallEnded(ctx, parseInput(callEndedArgs, args)),
   }),
 );

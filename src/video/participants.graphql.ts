@@ -1,9 +1,10 @@
 import { parseInput } from '../errors/zod-details.js';
 import { builder } from '../graphql/builder.js';
-import { atDescription, batchedList, callKey, eventDescription, VideoCall } from './calls.graphql.js';
+import { zodInputFields } from '../graphql/zod-input.js';
+import { atDescription, batchedList, callHints, callKey, eventDescription, VideoCall } from './calls.graphql.js';
 import { participantRoles } from './lifecycle.js';
 import { participantsLoader, type BilledParticipant } from './loaders.js';
-import { participantJoinedArgs, participantLeftArgs, recordParticipantJoined, recordParticipantLeft, videoFields as shape } from './service.js';
+import { participantJoinedArgs, participantLeftArgs, recordParticipantJoined, recordParticipantLeft } from './service.js';
 
 // Participants of a video call: their sessions and billed minutes, and the provider's join and
 // leave events.
@@ -48,14 +49,15 @@ builder.mutationField('recordVideoParticipantJoined', (t) =>
       'Provider event: a participant joined (a new session). The first join moves the call from created to active; an ended call refuses joins, and so does a participant already connected.',
     ),
     authScopes: (_root, args) => ({ $all: { scope: 'scheduling:write', app: args.appId } }),
-    args: {
-      appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
-      callId: t.arg({ description: 'The call (UUID).', type: 'UUID', required: true }),
-      providerParticipantId: t.arg.string({ description: "The provider's participant id.", required: true, validate: { schema: shape.providerParticipantId } }),
-      role: t.arg.string({ required: true, description: `One of ${participantRoles.join(', ')}.`, validate: { schema: shape.role } }),
-      name: t.arg.string({ required: true, description: 'Display name.', validate: { schema: shape.name } }),
-      at: t.arg({ type: 'DateTime', description: atDescription }),
-    },
+    args: builder.args((a) =>
+      zodInputFields(a, participantJoinedArgs, {
+        ...callHints,
+        providerParticipantId: { description: "The provider's participant id.", validate: true },
+        role: { description: `One of ${participantRoles.join(', ')}.`, validate: true },
+        name: { description: 'Display name.', validate: true },
+        at: atDescription,
+      }),
+    ),
     resolve: (_root, args, ctx) => recordParticipantJoined(ctx, parseInput(participantJoinedArgs, args)),
   }),
 );
@@ -67,12 +69,13 @@ builder.mutationField('recordVideoParticipantLeft', (t) =>
       "Provider event: a participant left; closes its connected session. The call stays active (only recordVideoCallEnded ends it). Leaving twice is 409; an unknown participant is not_found; `at` before the join is validation_error.",
     ),
     authScopes: (_root, args) => ({ $all: { scope: 'scheduling:write', app: args.appId } }),
-    args: {
-      appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
-      callId: t.arg({ description: 'The call (UUID).', type: 'UUID', required: true }),
-      providerParticipantId: t.arg.string({ description: "The provider's participant id.", required: true, validate: { schema: shape.providerParticipantId } }),
-      at: t.arg({ type: 'DateTime', description: atDescription }),
-    },
+    args: builder.args((a) =>
+      zodInputFields(a, participantLeftArgs, {
+        ...callHints,
+        providerParticipantId: { description: "The provider's participant id.", validate: true },
+        at: atDescription,
+      }),
+    ),
     resolve: (_root, args, ctx) => recordParticipantLeft(ctx, parseInput(participantLeftArgs, args)),
   }),
 );

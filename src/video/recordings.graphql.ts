@@ -1,9 +1,10 @@
 import { parseInput } from '../errors/zod-details.js';
 import { builder } from '../graphql/builder.js';
-import { atDescription, batchedList, callKey, eventDescription, VideoCall } from './calls.graphql.js';
+import { zodInputFields } from '../graphql/zod-input.js';
+import { atDescription, batchedList, callHints, callKey, eventDescription, VideoCall } from './calls.graphql.js';
 import { recordingStatuses } from './lifecycle.js';
 import { recordingsLoader } from './loaders.js';
-import { recordingStatusArgs, recordRecordingStatus, videoFields as shape } from './service.js';
+import { recordingStatusArgs, recordRecordingStatus } from './service.js';
 import type { VideoRecordingRow } from './tables.js';
 
 // Recordings (archives) of a video call, and the provider's recording status events.
@@ -36,14 +37,15 @@ builder.mutationField('recordVideoRecordingStatus', (t) =>
       'Provider event: a recording (by providerArchiveId) was created or changed status. A new recording may start in any status; processing moves to available or failed; available and failed are final (repeating the same status is accepted and may refresh the url). The call must have started (active or ended).',
     ),
     authScopes: (_root, args) => ({ $all: { scope: 'scheduling:write', app: args.appId } }),
-    args: {
-      appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
-      callId: t.arg({ description: 'The call (UUID).', type: 'UUID', required: true }),
-      providerArchiveId: t.arg.string({ description: "The provider's archive id.", required: true, validate: { schema: shape.providerArchiveId } }),
-      status: t.arg.string({ required: true, description: `One of ${recordingStatuses.join(', ')}.`, validate: { schema: shape.recordingStatus } }),
-      url: t.arg.string({ description: 'Download URL (http or https); kept when omitted; cleared when failed.', validate: { schema: shape.url } }),
-      at: t.arg({ type: 'DateTime', description: atDescription }),
-    },
+    args: builder.args((a) =>
+      zodInputFields(a, recordingStatusArgs, {
+        ...callHints,
+        providerArchiveId: { description: "The provider's archive id.", validate: true },
+        status: { description: `One of ${recordingStatuses.join(', ')}.`, validate: true },
+        url: { description: 'Download URL (http or https); kept when omitted; cleared when failed.', validate: true },
+        at: atDescription,
+      }),
+    ),
     resolve: (_root, args, ctx) => recordRecordingStatus(ctx, parseInput(recordingStatusArgs, args)),
   }),
 );
