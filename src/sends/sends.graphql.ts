@@ -54,7 +54,6 @@ export const envelopeHints = {
   tags: 'Free-form tags stored with the message.',
   metadata: { description: 'An object or a string.', type: 'JSON' },
 } satisfies InputFieldHints<typeof envelope>;
-type BuilderTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 
 // ---------------------------------------------------------------------------------------------
 // The GraphQL inputs omit the fixed values and use null for "absent": both are normalised before
@@ -86,6 +85,8 @@ const idempotencyKey = z
 
 const sendDescription = (what: string) =>
   `${what} 202-style receipt: status queued. An idempotencyKey (the Idempotency-Key header on REST) replays the first response for the same body and is conflict (409) for another. Scope: messages:send.`;
+
+type BuilderTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 
 /** A send mutation of one kind: its input type, normalised by graphqlInput, then the shared send. */
 export function sendMutation(name: string, input: InputObjectRef<BuilderTypes, unknown>, schema: z.ZodType, what: string) {
