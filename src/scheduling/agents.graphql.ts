@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseInput } from '../errors/zod-details.js';
 import { builder } from '../graphql/builder.js';
+import { zodInputFields } from '../graphql/zod-input.js';
 import {
   addAvailabilityException,
   addDndWindow,
@@ -102,13 +103,15 @@ builder.queryField('agent', (t) =>
   }),
 );
 
-const AgentInput = builder.inputType('AgentInput', { description: 'An agent to create or update: name, IANA timezone and weekly working hours.',
-  fields: (t) => ({
-    id: t.field({ type: 'UUID', description: 'Replaces the agent with this id; absent: a new agent.' }),
-    name: t.string({ description: "The agent's display name (1 to 200 characters).", required: true }),
-    timezone: t.string({ required: true, description: 'IANA time zone.' }),
-    workingHours: t.field({ type: 'JSON', description: hoursDescription }),
-  }),
+const AgentInput = builder.inputType('AgentInput', {
+  description: 'An agent to create or update: name, IANA timezone and weekly working hours.',
+  fields: (t) =>
+    zodInputFields(t, agentInput, {
+      id: 'Replaces the agent with this id; absent: a new agent.',
+      name: "The agent's display name (1 to 200 characters).",
+      timezone: 'IANA time zone.',
+      workingHours: hoursDescription,
+    }),
 });
 
 builder.mutationField('saveAgent', (t) =>

@@ -3,6 +3,7 @@ import { detailsUnder } from '../errors/app-error.js';
 import { parseInput } from '../errors/zod-details.js';
 import { builder } from '../graphql/builder.js';
 import { connectionOf, pageComplexity } from '../graphql/connection.js';
+import { zodInputFields } from '../graphql/zod-input.js';
 import {
   cancelScheduledCall,
   createScheduledCall,
@@ -105,31 +106,33 @@ builder.queryField('scheduledCalls', (t) =>
 
 const CreateScheduledCallInput = builder.inputType('CreateScheduledCallInput', {
   description: 'A call to book, as the body of POST /video/{appId}/scheduled-calls.',
-  fields: (t) => ({
-    scheduledAtUtc: t.field({ type: 'DateTime', required: true, description: 'Start; must be in the future.' }),
-    durationMinutes: t.int({ required: true, description: '5 to 480.' }),
-    guestName: t.string({ description: 'Guest display name (required, 1 to 200 characters).', required: true }),
-    assignedAgentId: t.field({ type: 'UUID', description: 'Absent: the least busy available agent that day.' }),
-    guestPhone: t.string({ description: 'Guest phone number, e.g. +447700900123.' }),
-    guestEmail: t.string({ description: 'Guest e-mail address.' }),
-    guestTimezone: t.string({ description: "IANA time zone; default the app's." }),
-    bookingSource: t.string({ description: 'Default `api`.' }),
-    guestIntakeNotes: t.string({ description: 'Intake notes, up to 5000 characters.' }),
-  }),
+  fields: (t) =>
+    zodInputFields(t, createCallInput, {
+      scheduledAtUtc: 'Start; must be in the future.',
+      durationMinutes: '5 to 480.',
+      guestName: 'Guest display name (required, 1 to 200 characters).',
+      assignedAgentId: 'Absent: the least busy available agent that day.',
+      guestPhone: 'Guest phone number, e.g. +447700900123.',
+      guestEmail: 'Guest e-mail address.',
+      guestTimezone: "IANA time zone; default the app's.",
+      bookingSource: 'Default `api`.',
+      guestIntakeNotes: 'Intake notes, up to 5000 characters.',
+    }),
 });
 
 const UpdateScheduledCallInput = builder.inputType('UpdateScheduledCallInput', {
   description: 'A change to a call, as the PATCH body: every field optional, at least one editable field required.',
-  fields: (t) => ({
-    scheduledAtUtc: t.field({ type: 'DateTime', description: 'New start; emits rescheduled and re-plans reminders.' }),
-    assignedAgentId: t.field({ type: 'UUID', description: 'Reassigns; emits assigned.' }),
-    guestName: t.string({ description: 'New guest display name.' }),
-    guestPhone: t.string({ description: 'null clears it.' }),
-    guestEmail: t.string({ description: 'null clears it.' }),
-    guestTimezone: t.string({ description: 'New guest IANA time zone.' }),
-    guestIntakeNotes: t.string({ description: 'Replaces the intake notes.' }),
-    reason: t.string({ description: 'Free text attached to each event this change emits.' }),
-  }),
+  fields: (t) =>
+    zodInputFields(t, updateCallInput, {
+      scheduledAtUtc: 'New start; emits rescheduled and re-plans reminders.',
+      assignedAgentId: 'Reassigns; emits assigned.',
+      guestName: 'New guest display name.',
+      guestPhone: 'null clears it.',
+      guestEmail: 'null clears it.',
+      guestTimezone: 'New guest IANA time zone.',
+      guestIntakeNotes: 'Replaces the intake notes.',
+      reason: 'Free text attached to each event this change emits.',
+    }),
 });
 
 builder.mutationField('createScheduledCall', (t) =>

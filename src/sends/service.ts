@@ -1,18 +1,21 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { and, desc, eq, inArray, ne, sql } from 'drizzle-orm';
+import { and, desc, eq, ne, sql } from 'drizzle-orm';
 import { messages, templates, type MessageRow } from '../analytics/tables.js';
 import type { Queryable, Tx } from '../db/client.js';
-import { AppError, conflict, notFound, validationFailed, type ErrorDetail } from '../errors/app-error.js';
+import { AppError, conflict, notFound } from '../errors/app-error.js';
 import type { RequestContext } from '../runtime.js';
 import { applyStatusUpdate } from './delivery-status.js';
 import { claimKey, completeClaim, releaseClaim, requestHash, type Claim } from './idempotency.js';
 import type { InboundEvent, InboundMessageEvent, StatusUpdateEvent } from './inbound-events.js';
-import { countProductItems, type FlowMessage, type ProductListMessage, type SendMessage, type TemplateMessage } from './payloads.js';
+import { flowTokenOf, type FlowMessage } from './kinds/flow.js';
+import { countProductItems, matchProducts, type ProductListMessage } from './kinds/product-list.js';
+import { approvedTemplate } from './kinds/template.js';
+import type { SendMessage } from './payloads.js';
 import { ProviderRejectedError, sendProviderOf } from './provider.js';
-import { catalogs, products, sendDetails, type SendDetailsRow } from './tables.js';
-import { bodyPlaceholders, hasFlowButton } from './template-fill.js';
+import { sendDetails, type SendDetailsRow } from './tables.js';
 
-// One service for every kind of send, REST and GraphQL alike.
+// One service for every kind of send, REST and GraphQL alike: the window, the stored rows, the
+// provider and the Idempotency-Key. What one kind needs of its own is in kinds/.
 
 const WINDOW_MS = 24 * 3_600_000;
 const CHANNEL = 'whatsapp';
@@ -42,7 +45,6 @@ export interface SendResult {
 
 const digits = (phone: string) => phone.replace(/^\+/, '');
 const conversationKey = (phone: string) => `${CHANNEL}:${phone}`;
-const invalid = (field: string, code: ErrorDetail['code'], message: string) => validationFailed([{ field, code, message }]);
 
 export function kindOf(payload: SendMessage): SendKind {
   return payload.type === 'template' ? 'template' : payload.interactive.type;
@@ -101,7 +103,7 @@ async function send(ctx: RequestContext, tx: Tx, appId: string, payload: SendMes
       throw await outsideWindow(tx, appId, payload.to);
     }
     if (payload.interactive.type === 'flow') {
-      flowToken = (payload as FlowMessage).interactive.action.parameters.flow_token;
+      flowToken = flowTokenOf(payload as FlowMessage);
     } else {
       const matched = await matchProducts(tx, appId, payload as ProductListMessage);
       stored = matched;
@@ -181,71 +183,6 @@ async function outsideWindow(tx: Tx, appId: string, to: string): Promise<AppErro
     'outside_service_window',
     `${to} has not written in the last 24 hours, so the customer service window is closed. Send an approved template with a Flow button instead ({"type": "template"})${suggestion}.`,
   );
-}
-
-/**
- * Unmatched items are dropped (and sections left empty with them), so a stale item does not fail
- * the send; none matched is 422 no_matching_products; an unknown catalog is 400.
- */
-async function matchProducts(tx: Tx, appId: string, payload: ProductListMessage): Promise<ProductListMessage> {
-  const { catalog_id: catalogId, sections } = payload.interactive.action;
-  const [catalog] = await tx
-    .select({ id: catalogs.id })
-    .from(catalogs)
-    .where(and(eq(catalogs.appId, appId), eq(catalogs.id, catalogId)))
-    .limit(1);
-  if (!catalog) throw invalid('interactive.action.catalog_id', 'invalid_value', `is not a catalog of this app: ${catalogId}`);
-
-  const requested = [...new Set(sections.flatMap((s) => s.product_items.map((i) => i.product_retailer_id)))];
-  const found = await tx
-    .select({ id: products.productRetailerId })
-    .from(products)
-    .where(and(eq(products.appId, appId), eq(products.catalogId, catalogId), inArray(products.productRetailerId, requested)));
-  const known = new Set(found.map((p) => p.id));
-  const kept = sections
-    .map((s) => ({ ...s, product_items: s.product_items.filter((i) => known.has(i.product_retailer_id)) }))
-    .filter((s) => s.product_items.length > 0);
-  if (kept.length === 0) {
-    throw new AppError('no_matching_products', `No product_retailer_id matches a product of catalog ${catalogId}; nothing was sent`);
-  }
-  return { ...payload, interactive: { ...payload.interactive, action: { ...payload.interactive.action, sections: kept } } };
-}
-
-/** The approved template the send names, its parameters matching the body's placeholders. */
-async function approvedTemplate(tx: Tx, appId: string, payload: TemplateMessage) {
-  const { name, language, parameters = [], flow_token: flowToken, flow_action_data: flowActionData } = payload.template;
-  const [template] = await tx
-    .select({ id: templates.id, name: templates.name, status: templates.status, bodyText: templates.bodyText, buttons: templates.buttons })
-    .from(templates)
-    .where(and(eq(templates.appId, appId), eq(templates.name, name), eq(templates.language, language)))
-    // An approved version first, when the name was imported more than once.
-    .orderBy(sql`(${templates.status} = 'APPROVED') desc`, desc(templates.updatedAt))
-    .limit(1);
-  if (!template) throw invalid('template.name', 'invalid_value', `this app has no template named "${name}" in language ${language}`);
-  if (template.status !== 'APPROVED') {
-    throw invalid('template.name', 'invalid_value', `template "${name}" (${language}) is ${template.status}; only APPROVED templates can be sent`);
-  }
-  const details: ErrorDetail[] = [];
-  const placeholders = bodyPlaceholders(template.bodyText);
-  if (parameters.length !== placeholders.length) {
-    details.push({
-      field: 'template.parameters',
-      code: parameters.length < placeholders.length ? 'too_small' : 'too_big',
-      message: `must hold ${placeholders.length} value(s), one per body placeholder${placeholders.length ? ` (${placeholders.map((p) => `{{${p}}}`).join(', ')})` : ''}; got ${parameters.length}`,
-    });
-  }
-  const flowButton = hasFlowButton(template.buttons);
-  if (flowButton && flowToken === undefined) {
-    details.push({ field: 'template.flow_token', code: 'required', message: `is required: template "${name}" has a Flow button` });
-  }
-  if (!flowButton && flowToken !== undefined) {
-    details.push({ field: 'template.flow_token', code: 'unrecognized', message: `template "${name}" has no Flow button` });
-  }
-  if (!flowButton && flowActionData !== undefined) {
-    details.push({ field: 'template.flow_action_data', code: 'unrecognized', message: `template "${name}" has no Flow button` });
-  }
-  if (details.length > 0) throw validationFailed(details);
-  return template;
 }
 
 // ---------------------------------------------------------------------------------------------

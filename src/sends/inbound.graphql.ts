@@ -1,0 +1,33 @@
+import type { z } from 'zod';
+import { MessageRef } from '../analytics/messages.graphql.js';
+import { builder } from '../graphql/builder.js';
+import { inboundEventSchema } from './inbound-events.js';
+import { ingestInboundEvent, type InboundResult } from './service.js';
+
+// The provider's inbound events: messages from users and status updates. Scope: messages:ingest.
+
+const InboundEventResult = builder.objectRef<InboundResult>('InboundEventResult').implement({ description: 'What an inbound event did: the event kind, whether it changed anything, and the message it stored or updated.',
+  fields: (t) => ({
+    event: t.exposeString('event', { description: 'message or status.' }),
+    applied: t.exposeBoolean('applied', {
+      description: 'False for a redelivered message, or a status update that did not move the message (never backwards).',
+    }),
+    message: t.field({ description: 'The stored or updated message, when there is one.', type: MessageRef, resolve: (r) => r.message }),
+    linkedMessageId: t.exposeString('linkedMessageId', { nullable: true, description: 'For a Flow reply: the send it answers.' }),
+  }),
+});
+
+builder.mutationField('ingestInboundEvent', (t) =>
+  t.field({
+    type: InboundEventResult,
+    description:
+      "The provider's events (POST /messaging/{appId}/inbound): an inbound message (opens the 24-hour window; a Flow reply is linked to its send by flow_token and stored as flow_handled) or a status update (sent, delivered, read, failed; never moves a message backwards). Scope: messages:ingest.",
+    authScopes: (_root, args) => ({ $all: { scope: 'messages:ingest', app: args.appId } }),
+    args: {
+      appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
+      event: t.arg({ description: 'An inbound message or a status update from the provider.', type: 'JSON', required: true, validate: { schema: inboundEventSchema } }),
+    },
+    resolve: (_root, args, ctx) => ingestInboundEvent(ctx, args.appId, args.event as z.output<typeof inboundEventSchema>),
+  }),
+);
+

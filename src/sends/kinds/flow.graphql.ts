@@ -1,0 +1,89 @@
+import { builder } from '../../graphql/builder.js';
+import { SentMessageDetailsRef } from '../sent-messages.graphql.js';
+import { zodInputFields } from '../../graphql/zod-input.js';
+import { envelopeHints, fixed, graphqlInput, HeaderInput, obj, sendMutation, TextInput } from '../sends.graphql.js';
+import { flowAction, flowActionPayload, flowInteractive, flowMessageSchema, flowParameters } from './flow.js';
+
+// The Flow send's input and mutation, and the Flow reply of a sent message.
+
+const FlowReply = builder.objectRef<{ messageId: string; receivedAt: Date; response: unknown }>('FlowReply').implement({
+  description: 'The inbound message that answered a Flow, linked by flow_token.',
+  fields: (t) => ({
+    messageId: t.exposeString('messageId', { description: 'The inbound message that carried the reply.' }),
+    receivedAt: t.expose('receivedAt', { description: 'When the reply arrived (ISO 8601 UTC).', type: 'DateTime' }),
+    response: t.field({ type: 'JSON', description: "The user's answers.", resolve: (r) => r.response }),
+  }),
+});
+
+builder.objectField(SentMessageDetailsRef, 'flowReply', (t) =>
+  t.field({
+    description: 'The Flow reply, once the user submitted it.',
+    type: FlowReply,
+    nullable: true,
+    resolve: (d) => (d.replyMessageId && d.repliedAt ? { messageId: d.replyMessageId, receivedAt: d.repliedAt, response: d.replyResponse } : null),
+  }),
+);
+
+const FlowActionPayloadInput = builder.inputType('FlowActionPayloadInput', {
+  description: 'The first screen and its initial data (flow_action navigate).',
+  fields: (t) => zodInputFields(t, flowActionPayload, { screen: 'Required with navigate: the first screen.', data: 'Initial state of that screen.' }),
+});
+const FlowParametersInput = builder.inputType('FlowParametersInput', {
+  description: 'Flow parameters: version, token, id or name, CTA, action, mode.',
+  fields: (t) =>
+    zodInputFields(t, flowParameters, {
+      flow_message_version: '3',
+      flow_token: 'Unique per send within the app.',
+      flow_id: 'Required if flow_name is absent.',
+      flow_name: 'Required if flow_id is absent.',
+      flow_cta: 'Button label, at most 20 characters, no emoji or markdown.',
+      flow_action: 'navigate (default) or data_exchange.',
+      flow_action_payload: { description: 'Required with navigate; omitted with data_exchange.', type: FlowActionPayloadInput },
+      mode: 'published (default) or draft.',
+    }),
+});
+const FlowActionInput = builder.inputType('FlowActionInput', {
+  description: 'The Flow action: name `flow` and its parameters.',
+  fields: (t) =>
+    zodInputFields(t, flowAction, {
+      name: fixed('flow'),
+      parameters: { description: 'Flow parameters (flow_message_version, flow_token, flow_id or flow_name, flow_cta, ...).', type: FlowParametersInput },
+    }),
+});
+const FlowInteractiveInput = builder.inputType('FlowInteractiveInput', {
+  description: 'The interactive part of a Flow message.',
+  fields: (t) =>
+    zodInputFields(t, flowInteractive, {
+      type: fixed('flow'),
+      header: { description: 'Optional header: type text, text up to 60 characters.', type: HeaderInput },
+      body: { description: 'Body: text up to 1024 characters.', type: TextInput },
+      footer: { description: 'Optional footer: text up to 60 characters.', type: TextInput },
+      action: { description: 'name flow and its parameters.', type: FlowActionInput },
+    }),
+});
+const FlowMessageInput = builder.inputType('FlowMessageInput', {
+  description: 'A Flow message: an interactive message that opens a WhatsApp Flow.',
+  fields: (t) =>
+    zodInputFields(t, flowMessageSchema, {
+      ...envelopeHints,
+      type: fixed('interactive'),
+      interactive: { description: 'The Flow: type flow, header, body, footer, action.', type: FlowInteractiveInput },
+    }),
+});
+
+const flowInput = graphqlInput(flowMessageSchema, (input) => {
+  input.type ??= 'interactive';
+  const interactive = obj(input.interactive);
+  if (interactive) {
+    interactive.type ??= 'flow';
+    const action = obj(interactive.action);
+    if (action) action.name ??= 'flow';
+  }
+});
+
+sendMutation(
+  'sendFlowMessage',
+  FlowMessageInput,
+  flowInput,
+  'Sends a Flow message. Only inside the 24-hour window (outside_service_window, 422, otherwise: send a template with a Flow button); flow_token reused in the app is conflict (409).',
+);
