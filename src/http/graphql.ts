@@ -9,6 +9,7 @@ import type { Runtime, RequestContext } from '../runtime.js';
 import { appErrorToGraphQL, toAppError } from '../graphql/errors.js';
 import { isRequestError, requestError, useRequestErrors } from '../graphql/request-errors.js';
 import { hasOrderedRootFields } from '../graphql/ordered-root-fields.js';
+import { useQueryCost } from '../graphql/query-cost.js';
 import { OperationLabels, useOperationMetrics } from '../observability/graphql-metrics.js';
 import { graphiqlTabs } from './graphiql-examples.js';
 import { useGraphQLStream } from './graphql-stream.js';
@@ -254,6 +255,8 @@ export function createGraphQLServer(
         directives: config.GRAPHQL_MAX_DIRECTIVES,
       }),
       maxTokensPlugin({ n: config.GRAPHQL_MAX_TOKENS }),
+      // Measured, refused over the maximum or the client's budget, and charged before any resolver runs.
+      useQueryCost(),
       useCompiledExecution(),
       useRequestErrors(schema),
     ],
