@@ -10,6 +10,7 @@ import { appErrorToGraphQL, toAppError } from '../graphql/errors.js';
 import { isRequestError, requestError, useRequestErrors } from '../graphql/request-errors.js';
 import { hasOrderedRootFields } from '../graphql/ordered-root-fields.js';
 import { useQueryCost } from '../graphql/query-cost.js';
+import { loadTrustedDocuments, useTrustedDocuments } from '../graphql/trusted-documents.js';
 import { OperationLabels, useOperationMetrics } from '../observability/graphql-metrics.js';
 import { graphiqlTabs } from './graphiql-examples.js';
 import { useGraphQLStream } from './graphql-stream.js';
@@ -244,6 +245,8 @@ export function createGraphQLServer(
       useGraphQLStream('/graphql/stream', maskError),
       subscriptionErrorsAsResults,
       useOperationMetrics(new OperationLabels(ownOperationNames([...graphiqlTabs.map((t) => t.query), ...ownDocuments]), config.GRAPHQL_METRIC_OPERATION_NAMES)),
+      // With a manifest (GRAPHQL_TRUSTED_DOCUMENTS): documents named by id, and only they in the strict mode.
+      ...(config.GRAPHQL_TRUSTED_DOCUMENTS ? useTrustedDocuments(loadTrustedDocuments(config.GRAPHQL_TRUSTED_DOCUMENTS), config.GRAPHQL_TRUSTED_DOCUMENTS_MODE) : []),
       // Bytes and operation name before parsing, tokens while parsing, the counts before validating.
       useDocumentBudget({
         bytes: config.GRAPHQL_MAX_DOCUMENT_BYTES,
