@@ -142,7 +142,8 @@ const HostResponse = function HostResponse(body?: BodyInit | null, init?: Respon
 /**
  * graphql-yoga with the abuse limits composed as plugins, so each stays one concern in one
  * place: size, operation name, tokens, fields, depth, aliases and directives before validation
- * (document-budget.ts); cost (and depth again) in the Pothos complexity plugin before any resolver runs.
+ * (document-budget.ts); cost, depth and breadth (the Pothos complexity plugin's computation) in
+ * query-cost.ts, which also charges the cost to the rate limit, before any resolver runs.
  */
 /**
  * GraphiQL bundled in the page (no CDN): works offline and behind strict egress. The bundle is
