@@ -80,6 +80,15 @@ const envSchema = z.object({
   // GraphiQL's own introspection query is 13 levels deep.
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(2).default(15),
   GRAPHQL_MAX_COMPLEXITY: z.coerce.number().int().min(10).default(2000),
+  // A JSON manifest of trusted documents (hash to document text, as GraphQL Codegen's client
+  // preset writes it): requests may name a document by id; in the strict mode only its documents run.
+  GRAPHQL_TRUSTED_DOCUMENTS: z
+    .string()
+    .optional()
+    .transform((v) => v || undefined),
+  GRAPHQL_TRUSTED_DOCUMENTS_MODE: z.enum(['strict', 'permissive']).default('strict'),
+  // How much query cost counts as one request against the client's rate limit (at least one per operation).
+  GRAPHQL_COST_PER_REQUEST: z.coerce.number().int().min(1).max(1_000_000).default(50),
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(1).default(30),
   GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(100).default(5000),
   // Counted before validation, whose cost grows with the square of repeated fields: the

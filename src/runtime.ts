@@ -1,4 +1,4 @@
-import type { RateLimits } from './auth/rate-limit.js';
+import type { ClientQuota, RateLimits, RateStatus } from './auth/rate-limit.js';
 import type { SigningKeys } from './auth/keys.js';
 import type { AuthContext, TokenSettings } from './auth/tokens.js';
 import type { Config } from './config.js';
@@ -54,6 +54,13 @@ export interface RequestContext {
    */
   readonly responseHeaders: Record<string, string>;
   responseHeadersWritten: boolean;
+  /**
+   * The client's quota and the window its request surfaced, set once the request is counted: a
+   * GraphQL operation charges the rest of its cost against them (graphql/query-cost.ts).
+   */
+  rateLimit: { clientId: string; quota: ClientQuota; status: RateStatus } | undefined;
+  /** The operation's cost once query-cost.ts has measured and checked it: the complexity plugin need not again. */
+  queryCost: number | undefined;
 }
 
 /**
@@ -75,6 +82,8 @@ export function createRequestContext(runtime: Runtime, requestId: string): Reque
     deadline: undefined,
     responseHeaders: { 'X-Request-Id': requestId },
     responseHeadersWritten: false,
+    rateLimit: undefined,
+    queryCost: undefined,
     get logger() {
       return (logger ??= runtime.logger.child({ requestId }));
     },

@@ -29,6 +29,16 @@ export interface RateDecision {
   headers: Record<string, string>;
   /** Seconds, only when refused. */
   retryAfter?: number;
+  /** The window the headers surface, as GraphQL's `extensions.cost.throttleStatus` reports it. */
+  status: RateStatus;
+}
+
+export interface RateStatus {
+  window: WindowName;
+  limit: number;
+  remaining: number;
+  /** Epoch milliseconds at which the window starts over. */
+  resetAt: number;
 }
 
 interface WindowState {
@@ -37,6 +47,8 @@ interface WindowState {
   remaining: number;
   msBeforeNext: number;
   refused: boolean;
+  /** The store counted the points (to be given back if the charge is refused). */
+  counted: boolean;
 }
 
 interface WindowLimiter {
@@ -101,17 +113,42 @@ export class RateLimits {
 
   /** Counts one request of `clientId` in all three windows. */
   async consume(clientId: string, quota: ClientQuota): Promise<RateDecision> {
+    return this.decide(await this.consumeWindows(clientId, quota, 1));
+  }
+
+  /**
+   * Charges `points` more to a request consume already counted (a GraphQL operation's cost past
+   * its first point), all or nothing: when a window cannot pay them, they are given back in every
+   * window and the decision is a refusal, so a refused operation costs its client nothing more.
+   */
+  async charge(clientId: string, quota: ClientQuota, points: number): Promise<RateDecision> {
+    const states = await this.consumeWindows(clientId, quota, points);
+    if (states.some((s) => s.refused)) {
+      const trio = this.windowLimiters(quota);
+      await Promise.all(
+        states.map((state, i) =>
+          state.counted ? trio[i]!.limiter.reward(clientId, points).catch((error: unknown) => this.logger.error({ err: error }, 'rate limiter failure; refused charge not given back')) : undefined,
+        ),
+      );
+    }
+    return this.decide(states);
+  }
+
+  private async consumeWindows(clientId: string, quota: ClientQuota, points: number): Promise<WindowState[]> {
     const [minute, hour, day] = this.windowLimiters(quota);
-    const states = await Promise.all([this.consumeWindow(minute, clientId), this.consumeWindow(hour, clientId), this.consumeWindow(day, clientId)]);
+    return Promise.all([this.consumeWindow(minute, clientId, points), this.consumeWindow(hour, clientId, points), this.consumeWindow(day, clientId, points)]);
+  }
+
+  private decide(states: WindowState[]): RateDecision {
     const refused = states.filter((s) => s.refused);
     if (refused.length > 0) {
       const worst = refused.reduce((a, b) => (b.msBeforeNext > a.msBeforeNext ? b : a));
       const retryAfter = Math.max(1, Math.ceil(worst.msBeforeNext / 1000));
-      return { allowed: false, retryAfter, headers: { ...headersFor(worst), 'Retry-After': String(retryAfter) } };
+      return { allowed: false, retryAfter, headers: { ...headersFor(worst), 'Retry-After': String(retryAfter) }, status: statusOf(worst) };
     }
     // `windows` is ordered shortest first, so a strict comparison keeps the shorter on ties.
     const surfaced = states.reduce((a, b) => (b.remaining / b.limit < a.remaining / a.limit ? b : a));
-    return { allowed: true, headers: headersFor(surfaced) };
+    return { allowed: true, headers: headersFor(surfaced), status: statusOf(surfaced) };
   }
 
   /**
@@ -184,13 +221,14 @@ export class RateLimits {
     return trio;
   }
 
-  private consumeWindow({ window, limit, limiter }: WindowLimiter, key: string): Promise<WindowState> {
-    return this.consumeOne(limiter, key).then((res) => ({
+  private consumeWindow({ window, limit, limiter }: WindowLimiter, key: string, points: number): Promise<WindowState> {
+    return this.consumeOne(limiter, key, points).then((res) => ({
       window,
       limit,
       remaining: Math.max(0, res.remainingPoints),
       msBeforeNext: res.msBeforeNext,
       refused: res.refused,
+      counted: res.counted,
     }));
   }
 
@@ -198,15 +236,24 @@ export class RateLimits {
     if (this.redis) this.redis.disconnect();
   }
 
-  private async consumeOne(limiter: RateLimiterAbstract, key: string): Promise<{ remainingPoints: number; msBeforeNext: number; refused: boolean }> {
+  private async consumeOne(
+    limiter: RateLimiterAbstract,
+    key: string,
+    points: number,
+  ): Promise<{ remainingPoints: number; msBeforeNext: number; refused: boolean; counted: boolean }> {
     try {
-      const res = await limiter.consume(key, 1);
-      return { remainingPoints: res.remainingPoints, msBeforeNext: res.msBeforeNext, refused: false };
+      const res = await limiter.consume(key, points);
+      return { remainingPoints: res.remainingPoints, msBeforeNext: res.msBeforeNext, refused: false, counted: true };
     } catch (rejection) {
-      // A store failure is an Error, not a refusal: never turn an outage into 429s.
-      if (rejection instanceof RateLimiterRes) return { remainingPoints: 0, msBeforeNext: rejection.msBeforeNext, refused: true };
+      // A store failure is an Error, not a refusal: never turn an outage into 429s. A refusal
+      // counted the points all the same; what remained before them is what the client has left
+      // should they be given back.
+      if (rejection instanceof RateLimiterRes) {
+        const before = Math.max(0, limiter.points - (rejection.consumedPoints - points));
+        return { remainingPoints: before, msBeforeNext: rejection.msBeforeNext, refused: true, counted: true };
+      }
       this.logger.error({ err: rejection }, 'rate limiter failure; request allowed');
-      return { remainingPoints: 1, msBeforeNext: 0, refused: false };
+      return { remainingPoints: 1, msBeforeNext: 0, refused: false, counted: false };
     }
   }
 
@@ -247,6 +294,10 @@ export function tokenFailureKeys(serverKey: Buffer, clientId: string, address: s
 function retryAfterOf(refusing: ({ msBeforeNext: number } | null)[]): number | undefined {
   const worst = refusing.reduce<number | undefined>((max, res) => (res ? Math.max(max ?? 0, res.msBeforeNext) : max), undefined);
   return worst === undefined ? undefined : Math.max(1, Math.ceil(worst / 1000));
+}
+
+function statusOf(state: WindowState): RateStatus {
+  return { window: state.window, limit: state.limit, remaining: state.remaining, resetAt: Date.now() + state.msBeforeNext };
 }
 
 function headersFor(state: WindowState): Record<string, string> {

@@ -1,5 +1,5 @@
 import SchemaBuilder from '@pothos/core';
-import ComplexityPlugin from '@pothos/plugin-complexity';
+import ComplexityPlugin, { ComplexityErrorKind, type ComplexityErrorFn } from '@pothos/plugin-complexity';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import ZodPlugin from '@pothos/plugin-zod';
 import { Kind, type GraphQLResolveInfo } from 'graphql';
@@ -42,23 +42,32 @@ export const builder = new SchemaBuilder<{
   complexity: {
     defaultComplexity: 1,
     defaultListMultiplier: 10,
-    // Client documents only (GRAPHQL_MAX_*): a REST route's document is fixed and its page sizes
-    // validated, so working out its cost would be pure overhead on every REST request.
-    limit: (ctx) =>
-      ctx.ownDocument
-        ? {}
-        : {
-            depth: ctx.runtime.config.GRAPHQL_MAX_DEPTH,
-            complexity: ctx.runtime.config.GRAPHQL_MAX_COMPLEXITY,
-            breadth: 200,
-          },
-    complexityError: (kind, result) =>
-      new AppError(
-        'invalid_request',
-        `Operation refused: ${kind.toLowerCase()} ${result[kind.toLowerCase() as 'depth']} exceeds the limit of ${result[`max${kind}` as 'maxDepth']}`,
-      ),
+    // Measured once before execution by query-cost.ts; measured here only for an operation that
+    // plugin did not (the ownDocument check in complexityLimits keeps REST routes unbudgeted).
+    limit: (ctx) => (ctx.queryCost === undefined ? complexityLimits(ctx) : {}),
+    complexityError,
   },
 });
+
+/**
+ * The budget of an operation: client documents only (GRAPHQL_MAX_*). A REST route's document is
+ * fixed and its page sizes validated, so working out its cost would be pure overhead on every REST request.
+ */
+export function complexityLimits(ctx: Context): { depth?: number; complexity?: number; breadth?: number } {
+  return ctx.ownDocument
+    ? {}
+    : {
+        depth: ctx.runtime.config.GRAPHQL_MAX_DEPTH,
+        complexity: ctx.runtime.config.GRAPHQL_MAX_COMPLEXITY,
+        breadth: 200,
+      };
+}
+
+export function complexityError(kind: ComplexityErrorKind, result: Parameters<ComplexityErrorFn>[1]): AppError {
+  const message = `Operation refused: ${kind.toLowerCase()} ${result[kind.toLowerCase() as 'depth']} exceeds the limit of ${result[`max${kind}` as 'maxDepth']}`;
+  // The complexity is the operation's query cost (extensions.cost): say so, and what lowers it.
+  return new AppError('invalid_request', kind === ComplexityErrorKind.Complexity ? `${message}: its query cost is over the maximum; ask for smaller pages (first) or fewer nested lists` : message);
+}
 
 export function validationErrorType(info: Pick<GraphQLResolveInfo, 'parentType' | 'fieldName'>): ValidationErrorType {
   const extensions = info.parentType.getFields()[info.fieldName]?.extensions as { validationErrorType?: ValidationErrorType } | undefined;

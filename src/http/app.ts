@@ -104,6 +104,7 @@ function requireAuth(runtime: Runtime, shape: ErrorShape, listener: 'rest' | 'gr
       }
       // On every response from here on (requestScope adds them where no route did).
       Object.assign(ctx.responseHeaders, decision.headers);
+      ctx.rateLimit = { clientId, quota: result.quota, status: decision.status };
       if (!stream) ctx.deadline = performance.now() + runtime.config.OPERATION_TIMEOUT_MS;
       await next();
     } finally {

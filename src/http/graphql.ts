@@ -9,6 +9,8 @@ import type { Runtime, RequestContext } from '../runtime.js';
 import { appErrorToGraphQL, toAppError } from '../graphql/errors.js';
 import { isRequestError, requestError, useRequestErrors } from '../graphql/request-errors.js';
 import { hasOrderedRootFields } from '../graphql/ordered-root-fields.js';
+import { useQueryCost } from '../graphql/query-cost.js';
+import { loadTrustedDocuments, useTrustedDocuments } from '../graphql/trusted-documents.js';
 import { OperationLabels, useOperationMetrics } from '../observability/graphql-metrics.js';
 import { graphiqlTabs } from './graphiql-examples.js';
 import { useGraphQLStream } from './graphql-stream.js';
@@ -140,7 +142,8 @@ const HostResponse = function HostResponse(body?: BodyInit | null, init?: Respon
 /**
  * graphql-yoga with the abuse limits composed as plugins, so each stays one concern in one
  * place: size, operation name, tokens, fields, depth, aliases and directives before validation
- * (document-budget.ts); cost (and depth again) in the Pothos complexity plugin before any resolver runs.
+ * (document-budget.ts); cost, depth and breadth (the Pothos complexity plugin's computation) in
+ * query-cost.ts, which also charges the cost to the rate limit, before any resolver runs.
  */
 /**
  * GraphiQL bundled in the page (no CDN): works offline and behind strict egress. The bundle is
@@ -243,6 +246,8 @@ export function createGraphQLServer(
       useGraphQLStream('/graphql/stream', maskError),
       subscriptionErrorsAsResults,
       useOperationMetrics(new OperationLabels(ownOperationNames([...graphiqlTabs.map((t) => t.query), ...ownDocuments]), config.GRAPHQL_METRIC_OPERATION_NAMES)),
+      // With a manifest (GRAPHQL_TRUSTED_DOCUMENTS): documents named by id, and only they in the strict mode.
+      ...(config.GRAPHQL_TRUSTED_DOCUMENTS ? useTrustedDocuments(loadTrustedDocuments(config.GRAPHQL_TRUSTED_DOCUMENTS), config.GRAPHQL_TRUSTED_DOCUMENTS_MODE) : []),
       // Bytes and operation name before parsing, tokens while parsing, the counts before validating.
       useDocumentBudget({
         bytes: config.GRAPHQL_MAX_DOCUMENT_BYTES,
@@ -254,6 +259,8 @@ export function createGraphQLServer(
         directives: config.GRAPHQL_MAX_DIRECTIVES,
       }),
       maxTokensPlugin({ n: config.GRAPHQL_MAX_TOKENS }),
+      // Measured, refused over the maximum or the client's budget, and charged before any resolver runs.
+      useQueryCost(),
       useCompiledExecution(),
       useRequestErrors(schema),
     ],

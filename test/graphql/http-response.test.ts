@@ -61,7 +61,7 @@ describe('GraphQL responses on the wire', () => {
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('application/graphql-response+json; charset=utf-8');
     expect(res.headers['content-length']).toBe(String(res.bytes.length));
-    expect(JSON.parse(res.bytes.toString('utf8'))).toEqual({ data: { viewer: { clientId: tenant.clientId } } });
+    expect(JSON.parse(res.bytes.toString('utf8'))).toEqual({ data: { viewer: { clientId: tenant.clientId } }, extensions: { cost: expect.objectContaining({ requestedQueryCost: 2 }) } });
   });
 
   it("run in the request's own context: no per-request child logger unless something logs", async () => {
