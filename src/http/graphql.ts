@@ -61,6 +61,16 @@ export function useGraphQLOverHttpStatuses(malformed: WeakSet<GraphQLError>): Pl
     });
   };
   return {
+    // yoga checks every parameter's type but this one's: a name that is not a string is a
+    // malformed request, not an operation the document lacks.
+    onParams({ params }) {
+      const name: unknown = params?.operationName;
+      if (name != null && typeof name !== 'string') {
+        throw new GraphQLError(`Expected "operationName" param to be a string, but given ${Array.isArray(name) ? 'array' : typeof name}.`, {
+          extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
+        });
+      }
+    },
     onResultProcess({ result, resultProcessor, setResult }) {
       if (resultProcessor !== processRegularResult || isAsyncIterable(result) || Array.isArray(result) || !result.errors?.length) return;
       const executed = 'data' in result;
