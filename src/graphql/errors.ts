@@ -34,8 +34,8 @@ export function appErrorToGraphQL(error: AppError, source?: GraphQLError): Graph
     extensions: {
       code: error.type,
       ...(error.details ? { details: error.details } : {}),
-      // spec: false, so yoga applies the status whatever the client accepts (it answers 200 to
-      // an application/json client for its own validation errors otherwise).
+      // The AppError's status and headers; what a /graphql answer's status is, is decided from
+      // them in src/http/graphql.ts (useGraphQLOverHttpStatuses), as GraphQL over HTTP says.
       http: { status: error.status, headers: error.headers, spec: false },
     },
   });

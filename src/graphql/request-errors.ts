@@ -23,7 +23,8 @@ import { appErrorToGraphQL, refusedVariable } from './errors.js';
  * `error.type` and `extensions.details` for validation failures, so these become AppErrors:
  * a refused argument or variable is its root field's validation type (`validation_error`, or
  * `invalid_request` for scheduling and video, as their REST paths answer) with the argument's
- * dotted path; anything else wrong with the document is `invalid_request`. All are 400.
+ * dotted path; anything else wrong with the document is `invalid_request`. All are 400s; what
+ * /graphql answers them with is decided in src/http/graphql.ts (useGraphQLOverHttpStatuses).
  */
 export function requestError(schema: GraphQLSchema, error: GraphQLError, executed?: DocumentNode): AppError {
   const document = executed ?? parsed(error);
@@ -166,7 +167,7 @@ function rootFields(set: SelectionSetNode, fragments: Map<string, FragmentDefini
 
 /**
  * The mapping as a yoga plugin, on the parse and validation results (yoga's own handling marks
- * these GRAPHQL_VALIDATION_FAILED and answers 200 to an `application/json` client) and on an
+ * these GRAPHQL_VALIDATION_FAILED, with no REST type or details) and on an
  * execution that stopped at its variables. A subscription's are mapped where errors are masked.
  */
 /**

@@ -1,7 +1,7 @@
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { createSourceEventStream, getOperationAST, GraphQLError, parse, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
-import { createYoga, type GraphiQLOptions, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, isAsyncIterable, processRegularResult, type GraphiQLOptions, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import type { Config } from '../config.js';
 import { useDocumentBudget } from '../graphql/document-budget.js';
@@ -38,6 +38,48 @@ const subscriptionErrorsAsResults: Plugin = {
     },
   }),
 };
+
+/**
+ * Statuses as GraphQL over HTTP gives them, for a JSON answer (application/json or
+ * application/graphql-response+json). A request that is not well-formed (`malformed`: its body or
+ * parameters, a mutation over GET) keeps its 4xx. Once execution ran (the result has `data`,
+ * null included) it is 200 whatever the errors. Before that (the document did not parse or
+ * validate, its variables were refused) it is 400 to an application/graphql-response+json client
+ * and 200 to an application/json one: yoga's `spec` flag. Every error's headers (Retry-After)
+ * stay. The REST adapter maps the same errors to its statuses itself, from their AppError.
+ */
+export function useGraphQLOverHttpStatuses(malformed: WeakSet<GraphQLError>): Plugin {
+  const forHttp = (error: GraphQLError, executed: boolean): GraphQLError => {
+    const http = error.extensions?.http as { status?: number; headers?: Record<string, string> } | undefined;
+    if (!http || malformed.has(error)) return error;
+    const status = executed ? {} : { status: http.status, spec: true };
+    return new GraphQLError(error.message, {
+      nodes: error.nodes,
+      source: error.source,
+      positions: error.positions,
+      path: error.path,
+      originalError: error.originalError,
+      extensions: { ...error.extensions, http: { headers: http.headers, ...status } },
+    });
+  };
+  return {
+    // yoga checks every parameter's type but this one's: a name that is not a string is a
+    // malformed request, not an operation the document lacks.
+    onParams({ params }) {
+      const name: unknown = params?.operationName;
+      if (name != null && typeof name !== 'string') {
+        throw new GraphQLError(`Expected "operationName" param to be a string, but given ${Array.isArray(name) ? 'array' : typeof name}.`, {
+          extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
+        });
+      }
+    },
+    onResultProcess({ result, resultProcessor, setResult }) {
+      if (resultProcessor !== processRegularResult || isAsyncIterable(result) || Array.isArray(result) || !result.errors?.length) return;
+      const executed = 'data' in result;
+      setResult({ ...result, errors: result.errors.map((error) => forHttp(error, executed)) });
+    },
+  };
+}
 
 /**
  * Executes with graphql-jit: each document is compiled once and kept as long as yoga's parse
@@ -194,13 +236,20 @@ export function createGraphQLServer(
   // error, a 409) as much as a fault. maskError below logs faults itself, with the request's
   // context; yoga's line for an error it has seen goes to debug.
   const masked = new WeakSet<object>();
+  // yoga's own refusals of the request (its body, its parameters, a mutation over GET) as masked:
+  // not a well-formed GraphQL request, so their 4xx stands whatever the client accepts.
+  const malformed = new WeakSet<GraphQLError>();
   const seenByMaskError = (args: unknown[]) => args.length === 1 && typeof args[0] === 'object' && args[0] !== null && masked.has(args[0]);
   /** Every error a client is told, on /graphql and /graphql/stream alike. */
   const maskError = (error: unknown): GraphQLError => {
     if (typeof error === 'object' && error !== null) masked.add(error);
     // The document's own errors (syntax, validation, limits, arguments and variables that
     // do not coerce): the REST error type, details, 400, as the REST paths answer them.
-    if (error instanceof GraphQLError && isRequestError(error)) return appErrorToGraphQL(requestError(schema, error), error);
+    if (error instanceof GraphQLError && isRequestError(error)) {
+      const mapped = appErrorToGraphQL(requestError(schema, error), error);
+      if (error.extensions?.code === 'BAD_REQUEST') malformed.add(mapped);
+      return mapped;
+    }
     const appError = toAppError(error);
     if (appError) {
       if (appError.type === 'server_error') logger.error({ err: appError }, 'server error in GraphQL');
@@ -244,6 +293,7 @@ export function createGraphQLServer(
       // Subscriptions over graphql-sse, distinct-connections mode, at /graphql/stream: one plain SSE
       // response per subscription, which proxies pass through.
       useGraphQLStream('/graphql/stream', maskError),
+      useGraphQLOverHttpStatuses(malformed),
       subscriptionErrorsAsResults,
       useOperationMetrics(new OperationLabels(ownOperationNames([...graphiqlTabs.map((t) => t.query), ...ownDocuments]), config.GRAPHQL_METRIC_OPERATION_NAMES)),
       // With a manifest (GRAPHQL_TRUSTED_DOCUMENTS): documents named by id, and only they in the strict mode.

@@ -105,3 +105,74 @@ describe('GraphQL over HTTP refusals of the request itself', () => {
     expect(body.errors[0].message).toMatch(/text\/event-stream/);
   });
 });
+
+describe('GraphQL over HTTP statuses (docs/graphql.md, Status codes)', () => {
+  const accepts = ['application/json', 'application/graphql-response+json'] as const;
+  const answer = (res: RawResponse) => JSON.parse(res.bytes.toString('utf8')) as { data?: unknown; errors?: { extensions: { code: string } }[] };
+
+  it('an operation that ran is 200 whatever its errors, under both media types', async () => {
+    const tenant = await server.tenant();
+    const reader = await server.tenant({ scopes: ['messages:read'] });
+    const call = 'query($a: UUID!, $id: UUID!) { scheduledCall(appId: $a, id: $id) { id } }';
+    const id = '00000000-0000-4000-8000-000000000000';
+    for (const accept of accepts) {
+      for (const [token, app, code] of [
+        [tenant.accessToken, tenant.appId, 'not_found'],
+        [reader.accessToken, reader.appId, 'forbidden'],
+      ] as const) {
+        const res = await postGraphQL(token, { query: call, variables: { a: app, id } }, accept);
+        expect(res.status, accept).toBe(200);
+        expect(res.headers['content-type']).toBe(`${accept}; charset=utf-8`);
+        const body = answer(res);
+        expect(body).toHaveProperty('data', null);
+        expect(body.errors?.[0]?.extensions.code).toBe(code);
+      }
+    }
+  });
+
+  it('a document refused before execution: 200 to application/json, 400 to application/graphql-response+json, no data', async () => {
+    const tenant = await server.tenant();
+    for (const payload of [
+      { query: '{ viewer {' },
+      { query: '{ noSuchField }' },
+      { query: 'query A { viewer { clientId } }', operationName: 'B' },
+      { query: 'query($n: Int) { messages(appId: "x", first: $n) { limit } }', variables: { n: 'x' } },
+    ]) {
+      for (const accept of accepts) {
+        const res = await postGraphQL(tenant.accessToken, payload, accept);
+        expect(res.status, `${accept} ${JSON.stringify(payload)}`).toBe(accept === 'application/json' ? 200 : 400);
+        const body = answer(res);
+        expect(body).not.toHaveProperty('data');
+        expect(body.errors?.[0]?.extensions.code).toMatch(/^(invalid_request|validation_error)$/);
+      }
+    }
+  });
+
+  it('a request that is not a GraphQL request is 400 under both media types', async () => {
+    const tenant = await server.tenant();
+    for (const payload of [{ variables: {} }, { query: 5 }, { query: '{ viewer { clientId } }', variables: 'x' }, { query: '{ viewer { clientId } }', operationName: 5 }]) {
+      for (const accept of accepts) {
+        const res = await postGraphQL(tenant.accessToken, payload, accept);
+        expect(res.status, `${accept} ${JSON.stringify(payload)}`).toBe(400);
+        expect(answer(res).errors?.[0]?.extensions.code).toBe('invalid_request');
+      }
+    }
+  });
+
+  it('no valid token is 401 with WWW-Authenticate; over the rate limit is 429 with Retry-After, under both media types', async () => {
+    const tenant = await server.tenant({ rate: { minute: 1 } });
+    for (const accept of accepts) {
+      const res = await postGraphQL('not-a-token', { query: '{ viewer { clientId } }' }, accept);
+      expect(res.status).toBe(401);
+      expect(res.headers['www-authenticate']).toMatch(/^Bearer /);
+      expect(answer(res).errors?.[0]?.extensions.code).toBe('unauthorized');
+    }
+    expect((await postGraphQL(tenant.accessToken, { query: '{ viewer { clientId } }' })).status).toBe(200);
+    for (const accept of accepts) {
+      const res = await postGraphQL(tenant.accessToken, { query: '{ viewer { clientId } }' }, accept);
+      expect(res.status).toBe(429);
+      expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+      expect(answer(res).errors?.[0]?.extensions.code).toBe('rate_limit_exceeded');
+    }
+  });
+});

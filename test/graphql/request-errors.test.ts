@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gql } from '../helpers/http.js';
+import { gql, request } from '../helpers/http.js';
 import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -11,14 +11,26 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-/** extensions.code is the REST error type, with details for validation failures; a 400. */
+/**
+ * extensions.code is the REST error type, with details for validation failures, and nothing
+ * executed (no `data`): 200 to an application/json client, 400 to an
+ * application/graphql-response+json one (GraphQL over HTTP), with the same errors.
+ */
 async function refused(query: string, variables: Record<string, unknown> | undefined, code: string, field?: string) {
   const res = await gql(server.url, tenant.accessToken, query, variables);
-  expect(res.status, JSON.stringify(res.body)).toBe(400);
-  expect(res.body.data ?? null).toBeNull();
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  expect(res.body).not.toHaveProperty('data');
   const extensions = res.body.errors?.[0]?.extensions;
   expect(extensions?.code, JSON.stringify(res.body)).toBe(code);
   if (field !== undefined) expect(extensions?.details?.[0]?.field, JSON.stringify(res.body)).toBe(field);
+  const strict = await request(`${server.url}/graphql`, {
+    token: tenant.accessToken,
+    json: { query, variables },
+    headers: { accept: 'application/graphql-response+json' },
+  });
+  expect(strict.status, JSON.stringify(strict.body)).toBe(400);
+  expect(strict.headers.get('content-type')).toContain('application/graphql-response+json');
+  expect(strict.body).toEqual(res.body);
   return extensions;
 }
 

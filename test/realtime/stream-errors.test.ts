@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
 
-// The document's own errors on /graphql/stream answer as on /graphql: JSON
-// `{errors}` with extensions.code (and details), never a 500 or a message without a code.
+// The document's own errors on /graphql/stream answer as on /graphql to a client that accepts
+// application/graphql-response+json: a 400 with JSON `{errors}` with extensions.code (and
+// details), never a 500 or a message without a code.
 let server: TestServer;
 let tenant: Tenant;
 beforeAll(async () => {
@@ -18,7 +19,7 @@ const stream = (body: string, token = tenant.accessToken) =>
     body,
   });
 const graphql = (body: string) =>
-  fetch(`${server.url}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${tenant.accessToken}`, 'content-type': 'application/json' }, body });
+  fetch(`${server.url}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${tenant.accessToken}`, 'content-type': 'application/json', accept: 'application/graphql-response+json' }, body });
 
 const deep = (levels: number) => `{ __schema { types { ${'fields { type { '.repeat(levels)}name${' } }'.repeat(levels)} } } }`;
 
