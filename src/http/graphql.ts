@@ -46,13 +46,15 @@ const subscriptionErrorsAsResults: Plugin = {
  * null included) it is 200 whatever the errors. Before that (the document did not parse or
  * validate, its variables were refused) it is 400 to an application/graphql-response+json client
  * and 200 to an application/json one: yoga's `spec` flag. Every error's headers (Retry-After)
- * stay. The REST adapter maps the same errors to its statuses itself, from their AppError.
+ * stay, and a rate-limit refusal stays 429. The REST adapter maps the same errors to its statuses itself, from their AppError.
  */
 export function useGraphQLOverHttpStatuses(malformed: WeakSet<GraphQLError>): Plugin {
   const forHttp = (error: GraphQLError, executed: boolean): GraphQLError => {
     const http = error.extensions?.http as { status?: number; headers?: Record<string, string> } | undefined;
     if (!http || malformed.has(error)) return error;
-    const status = executed ? {} : { status: http.status, spec: true };
+    // A rate-limit refusal (the query's cost did not fit the budget) keeps its 429 for every
+    // client, as the refusal before parsing does, so retry logic sees Retry-After.
+    const status = http.status === 429 ? { status: 429 } : executed ? {} : { status: http.status, spec: true };
     return new GraphQLError(error.message, {
       nodes: error.nodes,
       source: error.source,

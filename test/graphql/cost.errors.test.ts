@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gql, request } from '../helpers/http.js';
+import { gql as gqlAnyAccept, graphQLResponseJson, request } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { rawStream } from '../realtime/stream-helpers.js';
+
+// Refusals before execution answer 400 to this media type (200 to application/json).
+const gql = (url: string, token: string | undefined, query: string, variables?: Record<string, unknown>) => gqlAnyAccept(url, token, query, variables, graphQLResponseJson);
 
 let server: TestServer;
 
@@ -64,8 +67,11 @@ describe('query cost refusals', () => {
     expect(refused.headers.get('x-ratelimit-window')).toBe('minute');
     expect(remaining(refused)).toBe(2);
     expect((refused.body as any).extensions.cost).toMatchObject({ requestedQueryCost: 122, charged: 1, throttleStatus: { remaining: 2 } });
-    // The refused operation took its request only: cheap ones still run until the budget is spent.
-    expect(remaining(await viewer(tenant.accessToken))).toBe(1);
+    // application/json gets the 429 too: a rate-limit refusal is not a document error.
+    const plain = await gqlAnyAccept(server.url, tenant.accessToken, MEDIUM, { app: tenant.appId });
+    expect(plain.status).toBe(429);
+    expect(plain.body.errors?.[0]?.extensions?.code).toBe('rate_limit_exceeded');
+    // The refused operations took their request only: cheap ones still run until the budget is spent.
     expect(remaining(await viewer(tenant.accessToken))).toBe(0);
     expect((await viewer(tenant.accessToken)).status).toBe(429);
   });

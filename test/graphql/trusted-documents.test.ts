@@ -3,9 +3,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gql, request } from '../helpers/http.js';
+import { gql as gqlAnyAccept, graphQLResponseJson, request } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { rawStream } from '../realtime/stream-helpers.js';
+
+// Refusals before execution answer 400 to this media type (200 to application/json).
+const gql = (url: string, token: string | undefined, query: string, variables?: Record<string, unknown>) => gqlAnyAccept(url, token, query, variables, graphQLResponseJson);
 
 const VIEWER = 'query Viewer { viewer { clientId } }';
 const EVENTS = 'subscription Events($app: UUID!) { scheduledCallEvents(appId: $app) { id eventType } }';
@@ -15,7 +18,7 @@ const dir = mkdtempSync(join(tmpdir(), 'sb-trusted-'));
 const manifest = join(dir, 'persisted-documents.json');
 writeFileSync(manifest, JSON.stringify({ [sha256(VIEWER)]: VIEWER, [sha256(EVENTS)]: EVENTS }));
 
-const post = (server: TestServer, token: string, json: unknown) => request(`${server.url}/graphql`, { token, json });
+const post = (server: TestServer, token: string, json: unknown) => request(`${server.url}/graphql`, { token, json, headers: graphQLResponseJson });
 
 describe('trusted documents, strict', () => {
   let server: TestServer;

@@ -41,12 +41,16 @@ export async function request<T = any>(
   return { status: res.status, headers: res.headers, body: parsed as T };
 }
 
-export async function gql<T = any>(url: string, token: string | undefined, query: string, variables?: Record<string, unknown>) {
+export async function gql<T = any>(url: string, token: string | undefined, query: string, variables?: Record<string, unknown>, headers?: Record<string, string>) {
   return request<{ data?: T; errors?: { message: string; extensions?: Record<string, any> }[] }>(`${url}/graphql`, {
     token,
     json: { query, variables },
+    headers,
   });
 }
+
+/** For tests of refusals before execution: this media type gets them as 400 rather than 200. */
+export const graphQLResponseJson = { accept: 'application/graphql-response+json' };
 
 /** A request on its own connection (for bodies the server refuses before reading them). */
 export function requestOnce(url: string, init: { method?: string; headers?: Record<string, string>; body: string }): Promise<JsonResponse> {
