@@ -3,7 +3,7 @@ import type { Db } from '../db/client.js';
 import { byShape, shapeOf } from '../db/prepared.js';
 import type { RequestContext } from '../runtime.js';
 import { containsPattern, dayRange, type MessageListArgs } from './filters.js';
-import { afterPlaceholders, appList, keysetValues, toPage, type Page } from './pagination.js';
+import { afterPlaceholders, appList, keysetValues, toPage, type Page } from '../db/keyset.js';
 import { messages, type MessageRow } from './tables.js';
 
 const LIST = 'messages';

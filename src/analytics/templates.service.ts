@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { notFound } from '../errors/app-error.js';
 import type { RequestContext } from '../runtime.js';
 import { containsPattern, pageSize, sqlText } from './filters.js';
-import { afterCursor, appList, toPage, type Page } from './pagination.js';
+import { afterCursor, appList, toPage, type Page } from '../db/keyset.js';
 import { templates, type TemplateRow } from './tables.js';
 
 const LIST = 'templates';

@@ -1,9 +1,9 @@
-import { decodeCursor, encodeCursor, type CursorKeys } from '../analytics/cursor.js';
-import { appList, type Page } from '../analytics/pagination.js';
+import { decodeCursor, encodeCursor, type CursorKeys } from '../db/cursor.js';
+import { appList, type Page } from '../db/keyset.js';
 import { validationFailed } from '../errors/app-error.js';
 
 // Keyset cursors of the scheduled-call list: the last row's (scheduled_at, id), opaque and bound
-// to this list and its app by the same integrity check as the analytics lists (analytics/cursor.ts).
+// to this list and its app by the same integrity check as the analytics lists (db/cursor.ts).
 const LIST = 'scheduled_calls';
 
 export interface CallPosition {

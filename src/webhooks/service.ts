@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { and, count, desc, eq, not, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
-import type { CursorKeys } from '../analytics/cursor.js';
-import { afterCursor, appList, toPage, type Page } from '../analytics/pagination.js';
+import type { CursorKeys } from '../db/cursor.js';
+import { afterCursor, appList, toPage, type Page } from '../db/keyset.js';
 import { pageSize } from '../analytics/filters.js';
 import { apps } from '../apps/tables.js';
 import type { Db } from '../db/client.js';
