@@ -2,7 +2,8 @@ import { and, arrayOverlaps, desc, eq, gte, ilike, lt, sql, type SQL } from 'dri
 import type { Db } from '../db/client.js';
 import { byShape, shapeOf } from '../db/prepared.js';
 import type { RequestContext } from '../runtime.js';
-import { containsPattern, dayRange, type CampaignListArgs } from './filters.js';
+import { containsPattern, dayRange } from '../validation/list-input.js';
+import type { CampaignListArgs } from './filters.js';
 import { afterPlaceholders, appList, keysetValues, toPage, type Page } from '../db/keyset.js';
 import { campaigns, type CampaignRow } from './tables.js';
 

@@ -2,7 +2,8 @@ import { and, desc, eq, gte, ilike, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { byShape, shapeOf } from '../db/prepared.js';
 import type { RequestContext } from '../runtime.js';
-import { containsPattern, dayRange, type MessageListArgs } from './filters.js';
+import { containsPattern, dayRange } from '../validation/list-input.js';
+import type { MessageListArgs } from './filters.js';
 import { afterPlaceholders, appList, keysetValues, toPage, type Page } from '../db/keyset.js';
 import { messages, type MessageRow } from './tables.js';
 

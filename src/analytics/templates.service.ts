@@ -2,7 +2,7 @@ import { and, desc, eq, ilike, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { notFound } from '../errors/app-error.js';
 import type { RequestContext } from '../runtime.js';
-import { containsPattern, pageSize, sqlText } from './filters.js';
+import { containsPattern, pageSize, sqlText } from '../validation/list-input.js';
 import { afterCursor, appList, toPage, type Page } from '../db/keyset.js';
 import { templates, type TemplateRow } from './tables.js';
 

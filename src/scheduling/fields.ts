@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageSize } from '../analytics/filters.js';
+import { pageSize } from '../validation/list-input.js';
 import { ianaTimeZone, storableText } from '../errors/zod-details.js';
 import { instantString } from '../time/instant-input.js';
 import { weeklyHoursSchema } from './working-hours.js';

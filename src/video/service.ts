@@ -1,6 +1,6 @@
 import { and, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
-import { pageSize } from '../analytics/filters.js';
+import { pageSize } from '../validation/list-input.js';
 import { afterCursor, appList, toPage, type Page } from '../db/keyset.js';
 import type { Tx } from '../db/client.js';
 import { conflict, notFound, validationFailed } from '../errors/app-error.js';

@@ -3,7 +3,7 @@ import { and, count, desc, eq, not, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { CursorKeys } from '../db/cursor.js';
 import { afterCursor, appList, toPage, type Page } from '../db/keyset.js';
-import { pageSize } from '../analytics/filters.js';
+import { pageSize } from '../validation/list-input.js';
 import { apps } from '../apps/tables.js';
 import type { Db } from '../db/client.js';
 import { AppError, notFound, validationFailed } from '../errors/app-error.js';
