@@ -4,6 +4,7 @@ import { cors } from 'hono/cors';
 import { Hono, type MiddlewareHandler } from 'hono';
 import { authenticate } from '../auth/oauth.js';
 import { AppError } from '../errors/app-error.js';
+import { errorResponse, graphqlErrorBody, methodNotAllowed, serverError, videoErrorEnvelope } from '../errors/envelope.js';
 import { toAppError } from '../graphql/errors.js';
 import { mountLookupRoutes, mountRoutes, type RestRoute } from '../rest/adapter.js';
 import { tokenHandler } from '../rest/oauth.js';
@@ -16,7 +17,6 @@ import { tooLarge } from './body-limit.js';
 import { compressAsset, serveAsset, type CompressedAsset } from './compressed-asset.js';
 import { clientConcurrency } from './client-concurrency.js';
 import { mountDocs } from './docs.js';
-import { errorResponse, methodNotAllowed, serverError } from './envelope.js';
 import { createGraphQLServer } from './graphql.js';
 import type { HttpEnv } from './types.js';
 
@@ -57,15 +57,9 @@ export function errorHandler(runtime: Runtime) {
 type ErrorShape = (error: AppError, c: import('hono').Context<HttpEnv>) => Response;
 
 const restShape: ErrorShape = (error, c) => errorResponse(error, c.get('requestId'));
-const graphqlShape: ErrorShape = (error, c) =>
-  c.json(
-    { errors: [{ message: error.message, extensions: { code: error.type, ...(error.details ? { details: error.details } : {}) } }] },
-    error.status as 401,
-    error.headers,
-  );
-/** The video host's envelope: `{ ok: false, error: { type, message } }`. */
+const graphqlShape: ErrorShape = (error, c) => c.json(graphqlErrorBody(error), error.status as 401, error.headers);
 const videoShape: ErrorShape = (error, c) =>
-  c.json({ ok: false, error: { type: error.type, message: error.message } }, error.status as 401, {
+  c.json(videoErrorEnvelope(error), error.status as 401, {
     ...error.headers,
     'X-Request-Id': c.get('requestId'),
   });

@@ -2,13 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { maxHeaderSize, STATUS_CODES, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { AppError } from '../errors/app-error.js';
-import { errorEnvelope } from './envelope.js';
 
-/** How a listener writes an error body: the API's envelope, or the video host's own. */
+/** How a listener writes an error body: the API's envelope, or the video host's own (errors/envelope.ts). */
 export type ClientErrorBody = (error: AppError) => unknown;
-
-export const restErrorBody: ClientErrorBody = (error) => errorEnvelope(error);
-export const videoErrorBody: ClientErrorBody = (error) => ({ ok: false, error: { type: error.type, message: error.message } });
 
 /** What node's HTTP parser refused, as the error a client is told. */
 function describe(code: string | undefined): AppError {

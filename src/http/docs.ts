@@ -9,7 +9,7 @@ import type { RestRoute } from '../rest/adapter.js';
 import type { Runtime } from '../runtime.js';
 import { videoHostRoutes } from '../video/rest.js';
 import { compressAsset, serveAsset, type CompressedAsset } from './compressed-asset.js';
-import { methodNotAllowed } from './envelope.js';
+import { methodNotAllowed } from '../errors/envelope.js';
 import type { HttpEnv } from './types.js';
 
 // GET /api/v1/openapi.json (no auth) and the interactive reference at /docs: Swagger UI from
