@@ -1,7 +1,7 @@
 import { GraphQLError } from 'graphql';
 import { isConnectionError, pgErrorCode, UNSTORABLE_TEXT } from '../db/raw.js';
 import { AppError } from '../errors/app-error.js';
-import { describe } from '../rest/variables.js';
+import { describe } from './variables.js';
 
 /**
  * One mapping for every error leaving the schema: AppErrors keep their type as

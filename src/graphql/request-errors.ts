@@ -12,7 +12,7 @@ import {
 } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { AppError } from '../errors/app-error.js';
-import { coerceVariables, describe } from '../rest/variables.js';
+import { coerceVariables, describe } from './variables.js';
 import { validationErrorType, type ValidationErrorType } from './builder.js';
 import { appErrorToGraphQL, refusedVariable } from './errors.js';
 

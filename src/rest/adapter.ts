@@ -20,7 +20,7 @@ import { hasOrderedRootFields } from '../graphql/ordered-root-fields.js';
 import { errorResponse, serverError, timestamp } from '../errors/envelope.js';
 import type { HttpEnv } from '../http/types.js';
 import type { RequestContext } from '../runtime.js';
-import { coerceVariables, variableSlots, variableValues, type VariableSlot } from './variables.js';
+import { coerceVariables, variableSlots, variableValues, type VariableSlot } from '../graphql/variables.js';
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
