@@ -6,7 +6,7 @@ import { issueToken, type ClientCredentials } from '../auth/oauth.js';
 import { trustedProxy } from '../config.js';
 import { AppError } from '../errors/app-error.js';
 import { lingerOnClose } from '../http/lingering-close.js';
-import type { HttpEnv } from '../http/types.js';
+import type { HttpEnv } from '../http-env.js';
 import { defineRoute, readJsonBody, withMeta } from './adapter.js';
 
 export const revokeRoute = defineRoute<{ revokeToken: boolean }>({
