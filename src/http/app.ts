@@ -7,7 +7,7 @@ import { AppError } from '../errors/app-error.js';
 import { errorResponse, graphqlErrorBody, methodNotAllowed, serverError, videoErrorEnvelope } from '../errors/envelope.js';
 import { toAppError } from '../graphql/errors.js';
 import { mountLookupRoutes, mountRoutes, type RestRoute } from '../rest/adapter.js';
-import { tokenHandler } from '../rest/oauth.js';
+import { tokenHandler } from './token-route.js';
 import { createRequestContext, type Runtime } from '../runtime.js';
 import { videoHostRoutes } from '../video/rest.js';
 import { mountMetrics } from '../observability/endpoint.js';
