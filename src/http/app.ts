@@ -9,7 +9,7 @@ import { toAppError } from '../graphql/errors.js';
 import { mountLookupRoutes, mountRoutes, type RestRoute } from '../rest/adapter.js';
 import { tokenHandler } from './token-route.js';
 import { createRequestContext, type Runtime } from '../runtime.js';
-import { videoHostRoutes } from '../video/rest.js';
+import { videoHostRoutes } from '../rest/routes.js';
 import { mountMetrics } from '../observability/endpoint.js';
 import { httpMetrics } from '../observability/http-metrics.js';
 import { rateLimitRejections } from '../observability/metrics.js';

@@ -7,7 +7,7 @@ import { AppError } from '../errors/app-error.js';
 import { buildOpenApiDocument } from '../openapi/document.js';
 import type { RestRoute } from '../rest/adapter.js';
 import type { Runtime } from '../runtime.js';
-import { videoHostRoutes } from '../video/rest.js';
+import { videoHostRoutes } from '../rest/routes.js';
 import { compressAsset, serveAsset, type CompressedAsset } from './compressed-asset.js';
 import { methodNotAllowed } from '../errors/envelope.js';
 import type { HttpEnv } from '../http-env.js';
