@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { GraphQLSchema } from 'graphql';
 import { cors } from 'hono/cors';
 import { Hono, type MiddlewareHandler } from 'hono';
-import { authenticate } from '../auth/oauth.js';
+import { authenticate } from '../auth/access-tokens.js';
 import { AppError } from '../errors/app-error.js';
 import { errorResponse, graphqlErrorBody, methodNotAllowed, serverError, videoErrorEnvelope } from '../errors/envelope.js';
 import { toAppError } from '../graphql/errors.js';

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { BlockList, isIP, isIPv6 } from 'node:net';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context as HonoContext } from 'hono';
-import { issueToken, type ClientCredentials } from '../auth/oauth.js';
+import { issueToken, type ClientCredentials } from '../auth/access-tokens.js';
 import { trustedProxy } from '../config.js';
 import { AppError } from '../errors/app-error.js';
 import type { HttpEnv } from '../http-env.js';
