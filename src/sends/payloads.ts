@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { refuseUnstorableText } from '../errors/zod-details.js';
+import { refuseUnstorableText } from '../validation/storable.js';
 import { containsEmoji, containsMarkdown, exceedsCharacterLimit } from './text-rules.js';
 
 // Outbound message bodies: WhatsApp interactive Flow and Product List messages, and our own
