@@ -18,7 +18,7 @@ import { compressAsset, serveAsset, type CompressedAsset } from './compressed-as
 import { clientConcurrency } from './client-concurrency.js';
 import { mountDocs } from './docs.js';
 import { createGraphQLServer } from './graphql.js';
-import type { HttpEnv } from '../http-env.js';
+import type { HttpEnv } from '../hono-env.js';
 
 /** Request id, context and access log: the first middleware of both listeners. */
 export function requestScope(runtime: Runtime): MiddlewareHandler<HttpEnv> {

@@ -5,7 +5,7 @@ import type { Context as HonoContext } from 'hono';
 import { issueToken, type ClientCredentials } from '../auth/access-tokens.js';
 import { trustedProxy } from '../config.js';
 import { AppError } from '../errors/app-error.js';
-import type { HttpEnv } from '../http-env.js';
+import type { HttpEnv } from '../hono-env.js';
 import { readJsonBody, withMeta } from '../rest/adapter.js';
 import { lingerOnClose } from './lingering-close.js';
 
