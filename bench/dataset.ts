@@ -14,7 +14,7 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import postgres from 'postgres';
 import { SCHEDULING_VERSION, schedulingImports } from './scheduling-data.js';
 import type { Dataset, StorageKind } from './types.js';
-import { cursorKeyOf } from '../src/analytics/cursor.js';
+import { cursorKeyOf } from '../src/db/cursor.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 export const DATA = path.join(ROOT, '.bench-data');

@@ -4,7 +4,7 @@ import { RateLimits } from './auth/rate-limit.js';
 import type { Config } from './config.js';
 import { openMigratedDatabase } from './db/open-migrated.js';
 import { rowsOf } from './db/raw.js';
-import { registerDatabaseTimeZones } from './errors/zod-details.js';
+import { registerDatabaseTimeZones } from './validation/time-zone.js';
 import type { Logger } from './log.js';
 import { TimelineBus } from './realtime/timeline-bus.js';
 import type { Runtime } from './runtime.js';

@@ -1,5 +1,5 @@
-import { encodeCursor } from '../../src/analytics/cursor.js';
-import { appList } from '../../src/analytics/pagination.js';
+import { encodeCursor } from '../../src/db/cursor.js';
+import { appList } from '../../src/db/keyset.js';
 import type { Scenario } from '../types.js';
 import { floorGet, get, limitOf, listPage, MESSAGE_COLUMNS, MESSAGE_ORDER, messageItem, sameIds } from './common.js';
 

@@ -5,7 +5,7 @@ import { campaignStatsLoader } from './campaign-stats.js';
 import { listCampaigns } from './campaigns.service.js';
 import type { FunnelCounts } from './funnel.js';
 import { funnelFields } from './funnel.graphql.js';
-import { campaignFilters as shape, campaignListArgs, campaignStatusFilters } from './filters.js';
+import { campaignFilters, campaignListArgs, campaignStatusFilters } from './filters.js';
 import type { CampaignRow } from './tables.js';
 
 export const FunnelRef = builder.objectRef<FunnelCounts>('Funnel').implement({
@@ -42,13 +42,13 @@ builder.queryField('campaigns', (t) =>
     complexity: pageComplexity,
     args: {
       appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
-      first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).', validate: { schema: shape.first } }),
-      after: t.arg.string({ description: 'pageInfo.endCursor of the previous page.', validate: { schema: shape.after } }),
-      status: t.arg.stringList({ description: `Any of ${campaignStatusFilters.join(', ')}; all means no filter.`, validate: { schema: shape.status } }),
-      search: t.arg.string({ description: 'Case-insensitive substring of the campaign name.', validate: { schema: shape.search } }),
-      tags: t.arg.stringList({ description: 'A campaign matches if it carries any of them.', validate: { schema: shape.tags } }),
-      startDate: t.arg.string({ description: 'YYYY-MM-DD, UTC, inclusive.', validate: { schema: shape.startDate } }),
-      endDate: t.arg.string({ description: 'YYYY-MM-DD, UTC, inclusive.', validate: { schema: shape.endDate } }),
+      first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).', validate: { schema: campaignFilters.first } }),
+      after: t.arg.string({ description: 'pageInfo.endCursor of the previous page.', validate: { schema: campaignFilters.after } }),
+      status: t.arg.stringList({ description: `Any of ${campaignStatusFilters.join(', ')}; all means no filter.`, validate: { schema: campaignFilters.status } }),
+      search: t.arg.string({ description: 'Case-insensitive substring of the campaign name.', validate: { schema: campaignFilters.search } }),
+      tags: t.arg.stringList({ description: 'A campaign matches if it carries any of them.', validate: { schema: campaignFilters.tags } }),
+      startDate: t.arg.string({ description: 'YYYY-MM-DD, UTC, inclusive.', validate: { schema: campaignFilters.startDate } }),
+      endDate: t.arg.string({ description: 'YYYY-MM-DD, UTC, inclusive.', validate: { schema: campaignFilters.endDate } }),
       createdFrom: t.arg({ type: 'DateTime', description: 'Created at or after this instant.' }),
       createdBefore: t.arg({ type: 'DateTime', description: 'Created before this instant.' }),
     },

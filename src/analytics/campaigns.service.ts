@@ -1,23 +1,20 @@
-import { and, arrayOverlaps, desc, eq, gte, ilike, lt, sql, type SQL } from 'drizzle-orm';
-import type { Db } from '../db/client.js';
-import { byShape, shapeOf } from '../db/prepared.js';
+import { arrayOverlaps, gte, ilike, lt, sql, type SQL } from 'drizzle-orm';
+import { keysetList, type Page } from '../db/keyset.js';
 import type { RequestContext } from '../runtime.js';
-import { containsPattern, dayRange, type CampaignListArgs } from './filters.js';
-import { afterPlaceholders, appList, keysetValues, toPage, type Page } from './pagination.js';
+import { containsPattern, dayRange } from '../validation/list-input.js';
+import type { CampaignListArgs } from './filters.js';
 import { campaigns, type CampaignRow } from './tables.js';
 
-const LIST = 'campaigns';
-
 /** The optional values of a page query; which of them a request has is its shape. */
-const OPTIONAL = ['afterAt', 'statuses', 'search', 'tags', 'from', 'to', 'createdFrom', 'createdBefore'] as const;
+const OPTIONAL = ['statuses', 'search', 'tags', 'from', 'to', 'createdFrom', 'createdBefore'] as const;
 
 const p = (name: string) => sql.placeholder(name);
 
-/** The page query for one shape, every value a placeholder (arrays as PostgreSQL array text). */
-function pageQuery(db: Db, shape: readonly string[]) {
-  const has = (name: string) => shape.includes(name);
-  const conditions: (SQL | undefined)[] = [eq(campaigns.appId, p('appId'))];
-  if (has('afterAt')) conditions.push(afterPlaceholders(campaigns.createdAt, campaigns.id));
+const list = keysetList({ name: 'campaigns', table: campaigns, appId: campaigns.appId, at: campaigns.createdAt, id: campaigns.id });
+
+/** The filters of one shape, every value a placeholder (arrays as PostgreSQL array text). */
+function filters(has: (name: string) => boolean): (SQL | undefined)[] {
+  const conditions: (SQL | undefined)[] = [];
   if (has('statuses')) conditions.push(sql`${campaigns.status} = any(${p('statuses')}::text[])`);
   if (has('search')) conditions.push(ilike(campaigns.name, p('search')));
   if (has('tags')) conditions.push(arrayOverlaps(campaigns.tags, sql`${p('tags')}::text[]`));
@@ -26,13 +23,7 @@ function pageQuery(db: Db, shape: readonly string[]) {
   if (has('to')) conditions.push(lt(campaigns.createdAt, sql`${p('to')}::timestamptz`));
   if (has('createdFrom')) conditions.push(gte(campaigns.createdAt, sql`${p('createdFrom')}::timestamptz`));
   if (has('createdBefore')) conditions.push(lt(campaigns.createdAt, sql`${p('createdBefore')}::timestamptz`));
-  return db
-    .select()
-    .from(campaigns)
-    .where(and(...conditions))
-    .orderBy(desc(campaigns.createdAt), desc(campaigns.id))
-    .limit(p('limit'))
-    .prepare(`campaigns_page_${shape.join('_') || 'all'}`);
+  return conditions;
 }
 
 /** A PostgreSQL array literal of text values (what drizzle writes for a text[] column). */
@@ -50,11 +41,6 @@ export async function listCampaigns(ctx: RequestContext, args: CampaignListArgs)
     to: to?.toISOString(),
     createdFrom: args.createdFrom?.toISOString(),
     createdBefore: args.createdBefore?.toISOString(),
-    // Spread last: on Node 20 each property added after a spread is a slow store.
-    ...keysetValues(ctx.runtime.keys.cursorKeys, appList(LIST, args.appId), args),
   };
-  const shape = shapeOf(values, OPTIONAL);
-  const db = ctx.runtime.database.analyticsDb;
-  const rows = await byShape(db, `campaigns:${shape.join(',')}`, () => pageQuery(db, shape)).execute(values);
-  return toPage(ctx.runtime.keys.cursorKeys, appList(LIST, args.appId), rows, args.first);
+  return list.preparedPage(ctx.runtime.database.analyticsDb, ctx.runtime.keys.cursorKeys, args, values, OPTIONAL, filters);
 }

@@ -1,6 +1,6 @@
 import { parseInput } from '../errors/zod-details.js';
 import { builder } from '../graphql/builder.js';
-import { messageFilters as shape, messageListArgs, messageStatuses } from './filters.js';
+import { messageFilters, messageListArgs, messageStatuses } from './filters.js';
 import { listMessages } from './messages.service.js';
 import { connectionOf, pageComplexity } from '../graphql/connection.js';
 import type { MessageRow } from './tables.js';
@@ -41,20 +41,20 @@ builder.queryField('messages', (t) =>
     complexity: pageComplexity,
     args: {
       appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
-      first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).', validate: { schema: shape.first } }),
-      after: t.arg.string({ description: 'pageInfo.endCursor of the previous page.', validate: { schema: shape.after } }),
-      status: t.arg.string({ description: 'Exact status filter.', validate: { schema: shape.status } }),
-      direction: t.arg.string({ description: 'inbound or outbound.', validate: { schema: shape.direction } }),
-      channel: t.arg.string({ description: 'Messaging channel name (exact).', validate: { schema: shape.channel } }),
-      messageType: t.arg.string({ description: 'Provider message type (exact).', validate: { schema: shape.messageType } }),
-      source: t.arg.string({ description: 'Connector source system (exact).', validate: { schema: shape.source } }),
-      destination: t.arg.string({ description: 'Connector destination system (exact).', validate: { schema: shape.destination } }),
+      first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).', validate: { schema: messageFilters.first } }),
+      after: t.arg.string({ description: 'pageInfo.endCursor of the previous page.', validate: { schema: messageFilters.after } }),
+      status: t.arg.string({ description: 'Exact status filter.', validate: { schema: messageFilters.status } }),
+      direction: t.arg.string({ description: 'inbound or outbound.', validate: { schema: messageFilters.direction } }),
+      channel: t.arg.string({ description: 'Messaging channel name (exact).', validate: { schema: messageFilters.channel } }),
+      messageType: t.arg.string({ description: 'Provider message type (exact).', validate: { schema: messageFilters.messageType } }),
+      source: t.arg.string({ description: 'Connector source system (exact).', validate: { schema: messageFilters.source } }),
+      destination: t.arg.string({ description: 'Connector destination system (exact).', validate: { schema: messageFilters.destination } }),
       search: t.arg.string({
         description: 'Case-insensitive substring of user_phone, provider_message_id, conversation_key, provider_from or provider_to.',
-        validate: { schema: shape.search },
+        validate: { schema: messageFilters.search },
       }),
-      startDate: t.arg.string({ description: 'YYYY-MM-DD, UTC, inclusive.', validate: { schema: shape.startDate } }),
-      endDate: t.arg.string({ description: 'YYYY-MM-DD, UTC, inclusive.', validate: { schema: shape.endDate } }),
+      startDate: t.arg.string({ description: 'YYYY-MM-DD, UTC, inclusive.', validate: { schema: messageFilters.startDate } }),
+      endDate: t.arg.string({ description: 'YYYY-MM-DD, UTC, inclusive.', validate: { schema: messageFilters.endDate } }),
     },
     resolve: (_root, args, ctx) => listMessages(ctx, parseInput(messageListArgs, args)),
   }),

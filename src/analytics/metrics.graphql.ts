@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { builder } from '../graphql/builder.js';
-import { sqlText } from './filters.js';
+import { sqlText } from '../validation/list-input.js';
 import { funnelCountFields, funnelFields } from './funnel.graphql.js';
 import { dailyMetrics, summaryMetrics, type DailyMetric, type SummaryMetrics } from './metrics.service.js';
 import { tagStats, campaignTags, type TagStats } from './tags.service.js';

@@ -2,7 +2,7 @@ import { parseInput } from '../errors/zod-details.js';
 import { builder } from '../graphql/builder.js';
 import { connectionOf, pageComplexity } from '../graphql/connection.js';
 import type { TemplateRow } from './tables.js';
-import { buttonCount, getTemplate, listTemplates, quickReplyCount, templateFilters as shape, templateListArgs } from './templates.service.js';
+import { buttonCount, getTemplate, listTemplates, quickReplyCount, templateFilters, templateListArgs } from './templates.service.js';
 
 export const TemplateRef = builder.objectRef<TemplateRow>('Template').implement({
   description: 'A message template. Scope: analytics:read.',
@@ -44,12 +44,12 @@ builder.queryField('templates', (t) =>
     complexity: pageComplexity,
     args: {
       appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
-      first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).', validate: { schema: shape.first } }),
-      after: t.arg.string({ description: 'Cursor: pageInfo.endCursor of the previous page.', validate: { schema: shape.after } }),
-      search: t.arg.string({ description: 'Case-insensitive substring of the name.', validate: { schema: shape.search } }),
-      status: t.arg.string({ description: 'Exact status filter.', validate: { schema: shape.status } }),
-      category: t.arg.string({ description: 'Exact category.', validate: { schema: shape.category } }),
-      language: t.arg.string({ description: 'Exact language (locale code).', validate: { schema: shape.language } }),
+      first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).', validate: { schema: templateFilters.first } }),
+      after: t.arg.string({ description: 'Cursor: pageInfo.endCursor of the previous page.', validate: { schema: templateFilters.after } }),
+      search: t.arg.string({ description: 'Case-insensitive substring of the name.', validate: { schema: templateFilters.search } }),
+      status: t.arg.string({ description: 'Exact status filter.', validate: { schema: templateFilters.status } }),
+      category: t.arg.string({ description: 'Exact category.', validate: { schema: templateFilters.category } }),
+      language: t.arg.string({ description: 'Exact language (locale code).', validate: { schema: templateFilters.language } }),
     },
     resolve: (_root, args, ctx) => listTemplates(ctx, parseInput(templateListArgs, args)),
   }),

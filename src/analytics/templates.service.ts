@@ -1,12 +1,12 @@
-import { and, desc, eq, ilike, type SQL } from 'drizzle-orm';
+import { and, eq, ilike } from 'drizzle-orm';
 import { z } from 'zod';
+import { keysetList, type Page } from '../db/keyset.js';
 import { notFound } from '../errors/app-error.js';
 import type { RequestContext } from '../runtime.js';
-import { containsPattern, pageSize, sqlText } from './filters.js';
-import { afterCursor, appList, toPage, type Page } from './pagination.js';
+import { containsPattern, pageSize, sqlText } from '../validation/list-input.js';
 import { templates, type TemplateRow } from './tables.js';
 
-const LIST = 'templates';
+const list = keysetList({ name: 'templates', table: templates, appId: templates.appId, at: templates.createdAt, id: templates.id });
 const text = (max: number) => sqlText(1, max);
 
 export const templateFilters = {
@@ -29,21 +29,12 @@ export const templateListArgs = z.object({
 });
 
 export async function listTemplates(ctx: RequestContext, args: z.output<typeof templateListArgs>): Promise<Page<TemplateRow>> {
-  const conditions: (SQL | undefined)[] = [
-    eq(templates.appId, args.appId),
-    afterCursor(ctx.runtime.keys.cursorKeys, appList(LIST, args.appId), args.after ?? undefined, templates.createdAt, templates.id),
+  return list.page(ctx.runtime.database.analyticsDb, ctx.runtime.keys.cursorKeys, args, [
     args.search ? ilike(templates.name, containsPattern(args.search)) : undefined,
     args.status ? eq(templates.status, args.status) : undefined,
     args.category ? eq(templates.category, args.category) : undefined,
     args.language ? eq(templates.language, args.language) : undefined,
-  ];
-  const rows = await ctx.runtime.database.analyticsDb
-    .select()
-    .from(templates)
-    .where(and(...conditions))
-    .orderBy(desc(templates.createdAt), desc(templates.id))
-    .limit(args.first + 1);
-  return toPage(ctx.runtime.keys.cursorKeys, appList(LIST, args.appId), rows, args.first);
+  ]);
 }
 
 export async function getTemplate(ctx: RequestContext, appId: string, templateId: string): Promise<TemplateRow> {

@@ -5,7 +5,8 @@ import { scopes } from '../auth/scopes.js';
 import { oauthClientApps, oauthClients } from '../auth/tables.js';
 import type { Db } from '../db/client.js';
 import { AppError } from '../errors/app-error.js';
-import { ianaTimeZone, parseInput } from '../errors/zod-details.js';
+import { parseInput } from '../errors/zod-details.js';
+import { ianaTimeZone } from '../validation/time-zone.js';
 import { apps } from './tables.js';
 
 export const createAppInput = z.object({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { builder } from '../graphql/builder.js';
-import { revokeToken } from './oauth.js';
+import { revokeToken } from './access-tokens.js';
 
 const Viewer = builder.objectRef<{ clientId: string; scopes: string[]; apps: string[] }>('Viewer').implement({
   description: 'The OAuth client the bearer token was issued to.',

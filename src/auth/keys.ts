@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, asc, eq, gt, ne, sql } from 'drizzle-orm';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK, type CryptoKey } from 'jose';
-import { cursorKeyOf } from '../analytics/cursor.js';
+import { cursorKeyOf } from '../db/cursor.js';
 import { ConfigError, parseSigningJwk, type Config, type SigningJwk } from '../config.js';
 import type { Db } from '../db/client.js';
 import { AppError } from '../errors/app-error.js';
@@ -24,7 +24,7 @@ export interface SigningKeys {
   /** Every active public key, for verification and /.well-known/jwks.json. */
   publicKeys: Map<string, CryptoKey>;
   jwks: { keys: JWK[] };
-  /** Keyset cursor HMAC keys derived from the active keys, the signer's first (analytics/cursor.ts). */
+  /** Keyset cursor HMAC keys derived from the active keys, the signer's first (db/cursor.ts). */
   cursorKeys: Buffer[];
   /** Reloads the key set when a token names a kid this instance does not know (rotation elsewhere). */
   onUnknownKid?: () => Promise<void>;

@@ -56,14 +56,14 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } catch (error) {
-    process.stderr.write(`${describe(error)}\n`);
+    process.stderr.write(`${errorText(error)}\n`);
     return 1;
   } finally {
     if (runtime) await closeRuntime(runtime);
   }
 }
 
-function describe(error: unknown): string {
+function errorText(error: unknown): string {
   if (error instanceof UsageError) return `error: ${error.message}\n${usage}`;
   if (error instanceof AppError) {
     const details = error.details?.map((d) => `  ${d.field}: ${d.message}`).join('\n');

@@ -26,7 +26,7 @@ export interface Database {
   kind: 'postgres' | 'pglite';
   db: Db;
   /**
-   * The handle of the per-request authentication lookup (src/auth/oauth.ts). On PostgreSQL its
+   * The handle of the per-request authentication lookup (src/auth/access-tokens.ts). On PostgreSQL its
    * own connection, outside DB_POOL_MAX: the lookup waits behind no slow read of the pool, and is
    * planned once (a generic plan) instead of on every request as the pool's statements are. Its
    * plan cannot depend on an app's data: primary-key lookups of the tokens and clients asked

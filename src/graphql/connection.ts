@@ -1,5 +1,5 @@
 import type { ObjectRef } from '@pothos/core';
-import type { Page } from '../analytics/pagination.js';
+import type { Page } from '../db/keyset.js';
 import { builder } from './builder.js';
 
 const PageInfo = builder.objectRef<{ hasNextPage: boolean; endCursor: string | null }>('PageInfo').implement({

@@ -1,7 +1,7 @@
 import { GraphQLError } from 'graphql';
 import { isConnectionError, pgErrorCode, UNSTORABLE_TEXT } from '../db/raw.js';
 import { AppError } from '../errors/app-error.js';
-import { describe } from '../rest/variables.js';
+import { coercionDetail } from './variables.js';
 
 /**
  * One mapping for every error leaving the schema: AppErrors keep their type as
@@ -53,7 +53,7 @@ function withVariablePath(error: AppError, source: GraphQLError): AppError {
   const refused = refusedVariable(source.message);
   if (!refused) return error;
   const { field } = refused;
-  const detail = { field, ...describe(error.message) };
+  const detail = { field, ...coercionDetail(error.message) };
   return new AppError(error.type, `Invalid input: ${field}: ${detail.message}`, { ...error, details: [detail] });
 }
 

@@ -12,7 +12,7 @@ import {
 } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { AppError } from '../errors/app-error.js';
-import { coerceVariables, describe } from '../rest/variables.js';
+import { coerceVariables, coercionDetail } from './variables.js';
 import { validationErrorType, type ValidationErrorType } from './builder.js';
 import { appErrorToGraphQL, refusedVariable } from './errors.js';
 
@@ -34,7 +34,7 @@ export function requestError(schema: GraphQLSchema, error: GraphQLError, execute
     const origin = error.originalError instanceof AppError ? error.originalError : undefined;
     // `Variable "$n" got invalid value "x"; Int cannot represent non-integer value: "x"`: the reason.
     const reason = origin?.message ?? (/; /.test(error.message) ? error.message.slice(error.message.lastIndexOf('; ') + 2) : error.message);
-    const detail = { field, ...describe(reason) };
+    const detail = { field, ...coercionDetail(reason) };
     const found = document && locate(document, (value) => value.kind === Kind.VARIABLE && value.name.value === variable);
     return new AppError(typeOf(schema, found), `Invalid input: ${field}: ${detail.message}`, { details: [detail] });
   }
@@ -47,7 +47,7 @@ export function requestError(schema: GraphQLSchema, error: GraphQLError, execute
     const missing = missingArgument ?? /^Field "(?:[^"]*\.)?([^".]+)" of required type .* was not provided/.exec(error.message)?.[1];
     const path = [...found.path, ...(missing ? [missing] : [])];
     const origin = error.originalError instanceof AppError ? error.originalError : undefined;
-    const detail = { field: path.join('.'), ...describe(origin?.message ?? error.message) };
+    const detail = { field: path.join('.'), ...coercionDetail(origin?.message ?? error.message) };
     return new AppError(typeOf(schema, found), `Invalid input: ${detail.field}: ${detail.message}`, { details: [detail] });
   }
   // GraphQL over HTTP: a mutation sent with GET is 405 with `Allow: POST` (yoga says so in its

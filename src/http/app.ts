@@ -2,13 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { GraphQLSchema } from 'graphql';
 import { cors } from 'hono/cors';
 import { Hono, type MiddlewareHandler } from 'hono';
-import { authenticate } from '../auth/oauth.js';
+import { authenticate } from '../auth/access-tokens.js';
 import { AppError } from '../errors/app-error.js';
+import { errorResponse, graphqlErrorBody, methodNotAllowed, serverError, videoErrorEnvelope } from '../errors/envelope.js';
 import { toAppError } from '../graphql/errors.js';
 import { mountLookupRoutes, mountRoutes, type RestRoute } from '../rest/adapter.js';
-import { tokenHandler } from '../rest/oauth.js';
+import { tokenHandler } from './token-route.js';
 import { createRequestContext, type Runtime } from '../runtime.js';
-import { videoHostRoutes } from '../video/rest.js';
+import { videoHostRoutes } from '../rest/routes.js';
 import { mountMetrics } from '../observability/endpoint.js';
 import { httpMetrics } from '../observability/http-metrics.js';
 import { rateLimitRejections } from '../observability/metrics.js';
@@ -16,9 +17,8 @@ import { tooLarge } from './body-limit.js';
 import { compressAsset, serveAsset, type CompressedAsset } from './compressed-asset.js';
 import { clientConcurrency } from './client-concurrency.js';
 import { mountDocs } from './docs.js';
-import { errorResponse, methodNotAllowed, serverError } from './envelope.js';
 import { createGraphQLServer } from './graphql.js';
-import type { HttpEnv } from './types.js';
+import type { HttpEnv } from '../hono-env.js';
 
 /** Request id, context and access log: the first middleware of both listeners. */
 export function requestScope(runtime: Runtime): MiddlewareHandler<HttpEnv> {
@@ -57,15 +57,9 @@ export function errorHandler(runtime: Runtime) {
 type ErrorShape = (error: AppError, c: import('hono').Context<HttpEnv>) => Response;
 
 const restShape: ErrorShape = (error, c) => errorResponse(error, c.get('requestId'), c.get('requestContext')?.runtime.clock);
-const graphqlShape: ErrorShape = (error, c) =>
-  c.json(
-    { errors: [{ message: error.message, extensions: { code: error.type, ...(error.details ? { details: error.details } : {}) } }] },
-    error.status as 401,
-    error.headers,
-  );
-/** The video host's envelope: `{ ok: false, error: { type, message } }`. */
+const graphqlShape: ErrorShape = (error, c) => c.json(graphqlErrorBody(error), error.status as 401, error.headers);
 const videoShape: ErrorShape = (error, c) =>
-  c.json({ ok: false, error: { type: error.type, message: error.message } }, error.status as 401, {
+  c.json(videoErrorEnvelope(error), error.status as 401, {
     ...error.headers,
     'X-Request-Id': c.get('requestId'),
   });

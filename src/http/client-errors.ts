@@ -2,16 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { maxHeaderSize, STATUS_CODES, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { AppError } from '../errors/app-error.js';
-import { errorEnvelope } from './envelope.js';
 
-/** How a listener writes an error body: the API's envelope, or the video host's own. */
+/** How a listener writes an error body: the API's envelope, or the video host's own (errors/envelope.ts). */
 export type ClientErrorBody = (error: AppError) => unknown;
 
-export const restErrorBody: ClientErrorBody = (error) => errorEnvelope(error);
-export const videoErrorBody: ClientErrorBody = (error) => ({ ok: false, error: { type: error.type, message: error.message } });
-
 /** What node's HTTP parser refused, as the error a client is told. */
-function describe(code: string | undefined): AppError {
+function parserRefusal(code: string | undefined): AppError {
   if (code === 'HPE_HEADER_OVERFLOW') return new AppError('invalid_request', `Request headers, the URL included, exceed ${maxHeaderSize} bytes`, { status: 431 });
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return new AppError('invalid_request', 'The request was not received in time', { status: 408 });
   return new AppError('invalid_request', 'Malformed HTTP request', { status: 400 });
@@ -32,7 +28,7 @@ export function answerClientErrors(server: Server, body: ClientErrorBody): void 
       socket.destroy();
       return;
     }
-    const error = describe(err.code);
+    const error = parserRefusal(err.code);
     const text = JSON.stringify(body(error));
     socket.end(
       `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\n` +

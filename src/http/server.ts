@@ -7,13 +7,14 @@ import { schema } from '../graphql/schema.js';
 import { restRoutes } from '../rest/routes.js';
 import type { Config } from '../config.js';
 import { AppError } from '../errors/app-error.js';
+import { errorEnvelope, videoErrorEnvelope } from '../errors/envelope.js';
 import type { Runtime } from '../runtime.js';
 import { mountMetrics } from '../observability/endpoint.js';
 import { httpConnectionsOpen, httpConnectionsRefused } from '../observability/metrics.js';
 import { createMainApp, createVideoApp } from './app.js';
 import { announcesTooLarge } from './body-limit.js';
-import { answerClientErrors, restErrorBody, videoErrorBody, type ClientErrorBody } from './client-errors.js';
-import type { HttpEnv } from './types.js';
+import { answerClientErrors, type ClientErrorBody } from './client-errors.js';
+import type { HttpEnv } from '../hono-env.js';
 
 export interface RunningServers {
   mainPort: number;
@@ -91,7 +92,7 @@ function connectionCap(server: Server, config: Config, listener: string, errorBo
   };
 }
 
-function listen(app: Hono<HttpEnv>, port: number, hostname: string, config: Config, listener: string, errorBody: ClientErrorBody = restErrorBody): Promise<Server> {
+function listen(app: Hono<HttpEnv>, port: number, hostname: string, config: Config, listener: string, errorBody: ClientErrorBody = errorEnvelope): Promise<Server> {
   return new Promise((resolve, reject) => {
     let capped: Hono<HttpEnv>['fetch'] = app.fetch;
     const server = serve(
@@ -115,7 +116,7 @@ function metricsApp(runtime: Runtime): Hono<HttpEnv> {
 export async function startServers(runtime: Runtime, ports: { main: number; video: number; host: string }): Promise<RunningServers> {
   const config = runtime.config;
   const main = await listen(createMainApp(runtime, schema, restRoutes), ports.main, ports.host, config, 'main');
-  const video = await listen(createVideoApp(runtime, schema), ports.video, ports.host, config, 'video', videoErrorBody);
+  const video = await listen(createVideoApp(runtime, schema), ports.video, ports.host, config, 'video', videoErrorEnvelope);
   // METRICS_PORT: /metrics on a listener of its own (not on the main one).
   const metrics = config.METRICS_PORT === undefined ? undefined : await listen(metricsApp(runtime), config.METRICS_PORT, ports.host, config, 'metrics');
   runtime.webhooks.start();

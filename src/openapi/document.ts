@@ -327,7 +327,7 @@ const accessToken = z.object({
   expires_in: z.number().int().describe('Lifetime in seconds.'),
 });
 
-/** POST /oauth/token runs outside the schema (src/rest/oauth.ts): its operation is stated here. */
+/** POST /oauth/token runs outside the schema (src/http/token-route.ts): its operation is stated here. */
 function tokenOperation(): Operation {
   const body = zodJsonSchema(tokenRequest);
   return {

@@ -57,14 +57,14 @@ export function inputTypeSchema(type: GraphQLInputType): JsonSchema {
   if (isInputObjectType(type)) {
     const fields = Object.values(type.getFields());
     const properties: Record<string, JsonSchema> = {};
-    for (const field of fields) properties[field.name] = describe(inputTypeSchema(field.type), field.description);
+    for (const field of fields) properties[field.name] = withDescription(inputTypeSchema(field.type), field.description);
     const required = fields.filter((f) => isNonNullType(f.type) && f.defaultValue === undefined).map((f) => f.name);
     return { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false };
   }
   throw new Error(`OpenAPI: unsupported input type ${String(type)}`);
 }
 
-const describe = (schema: JsonSchema, description: string | null | undefined): JsonSchema =>
+const withDescription = (schema: JsonSchema, description: string | null | undefined): JsonSchema =>
   description ? { ...schema, description } : schema;
 
 /**
@@ -91,7 +91,7 @@ function objectSchema(schema: GraphQLSchema, type: GraphQLObjectType | GraphQLIn
     const field = fields[selection.name.value];
     if (!field) throw new Error(`OpenAPI: ${type.name}.${selection.name.value} does not exist`);
     const key = selection.alias?.value ?? selection.name.value;
-    properties[key] = describe(selectionSchema(schema, field.type, selection.selectionSet), field.description);
+    properties[key] = withDescription(selectionSchema(schema, field.type, selection.selectionSet), field.description);
   }
   return { type: 'object', properties, required: Object.keys(properties) };
 }

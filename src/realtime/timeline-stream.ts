@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import { stillAuthorized } from '../auth/oauth.js';
+import { stillAuthorized } from '../auth/access-tokens.js';
 import { AppError, validationFailed } from '../errors/app-error.js';
 import { sseStreamsClosedLagging } from '../observability/metrics.js';
 import type { RequestContext } from '../runtime.js';

@@ -17,11 +17,11 @@ import { toAppError } from '../graphql/errors.js';
 import { UUID_PATTERN, validationErrorType } from '../graphql/builder.js';
 import { requiredScope } from '../graphql/field-scope.js';
 import { hasOrderedRootFields } from '../graphql/ordered-root-fields.js';
-import { errorResponse, serverError, timestamp } from '../http/envelope.js';
-import type { HttpEnv } from '../http/types.js';
+import { errorResponse, serverError, timestamp } from '../errors/envelope.js';
+import type { HttpEnv } from '../hono-env.js';
 import type { RequestContext } from '../runtime.js';
 import type { Clock } from '../time/clock.js';
-import { coerceVariables, variableSlots, variableValues, type VariableSlot } from './variables.js';
+import { coerceVariables, variableSlots, variableValues, type VariableSlot } from '../graphql/variables.js';
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -342,8 +342,6 @@ function jsonResponse(ctx: RequestContext, body: unknown, status: number): Respo
 
 /** Most responses carry meta.timestamp; scheduled-call and availability ones do not. */
 export const withMeta = (data: unknown, extra: Record<string, unknown> = {}, clock?: Clock) => ({ data, meta: { timestamp: timestamp(clock) }, ...extra });
-
-export { errorResponse };
 
 /**
  * A variant of mountRoutes for a host with its own envelope whose routes take path parameters

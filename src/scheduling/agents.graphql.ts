@@ -15,7 +15,7 @@ import {
   saveAgent,
   setWorkingHours,
 } from './agents.service.js';
-import { agentInput, exceptionInput, exceptionKinds, schedulingFields as shape, windowInput } from './fields.js';
+import { agentInput, exceptionInput, exceptionKinds, schedulingFields, windowInput } from './fields.js';
 import type { AgentRow, AvailabilityExceptionRow, DndWindowRow } from './tables.js';
 import { weekdays } from './working-hours.js';
 
@@ -137,7 +137,7 @@ builder.mutationField('setAgentWorkingHours', (t) =>
       workingHours: t.arg({ type: 'JSON', required: true, description: hoursDescription }),
     },
     resolve: (_root, args, ctx) =>
-      setWorkingHours(ctx, args.appId, args.agentId, parseInput(z.object({ workingHours: shape.workingHours }), args, 'invalid_request').workingHours),
+      setWorkingHours(ctx, args.appId, args.agentId, parseInput(z.object({ workingHours: schedulingFields.workingHours }), args, 'invalid_request').workingHours),
   }),
 );
 

@@ -1,7 +1,7 @@
 import { parseInput } from '../errors/zod-details.js';
 import { builder } from '../graphql/builder.js';
 import { availability, availabilityExplained, MAX_CANDIDATES } from './availability.service.js';
-import { availabilityArgs, schedulingFields as shape } from './fields.js';
+import { availabilityArgs, schedulingFields } from './fields.js';
 import type { RejectedCandidate, RejectionReason, Slot } from './slots.js';
 
 // GET /video/{appId}/availability as a query, plus an explain mode that runs the same engine
@@ -55,11 +55,11 @@ const availabilityFieldArgs = builder.args((t) => ({
   appId: t.field({ description: 'The app (tenant) it belongs to.', type: 'UUID', required: true }),
   fromUtc: t.field({ type: 'DateTime', required: true, description: 'Window start, ISO 8601 UTC.' }),
   toUtc: t.field({ type: 'DateTime', required: true, description: 'Window end, after fromUtc.' }),
-  durationMinutes: t.int({ required: true, description: '5 to 480; the size of each candidate.', validate: { schema: shape.durationMinutes } }),
+  durationMinutes: t.int({ required: true, description: '5 to 480; the size of each candidate.', validate: { schema: schedulingFields.durationMinutes } }),
   agentId: t.field({ type: 'UUID', description: 'One agent; default every agent with working hours.' }),
-  stepMinutes: t.int({ description: 'Grid resolution, 1 to 1440; default durationMinutes.', validate: { schema: shape.stepMinutes } }),
-  bufferBeforeMinutes: t.int({ description: '0 to 1440; default 0.', validate: { schema: shape.bufferMinutes } }),
-  bufferAfterMinutes: t.int({ description: '0 to 1440; default 0.', validate: { schema: shape.bufferMinutes } }),
+  stepMinutes: t.int({ description: 'Grid resolution, 1 to 1440; default durationMinutes.', validate: { schema: schedulingFields.stepMinutes } }),
+  bufferBeforeMinutes: t.int({ description: '0 to 1440; default 0.', validate: { schema: schedulingFields.bufferMinutes } }),
+  bufferAfterMinutes: t.int({ description: '0 to 1440; default 0.', validate: { schema: schedulingFields.bufferMinutes } }),
   respectWorkingHours: t.boolean({ description: 'Default true; false also offers slots outside working hours (conflicts still apply).' }),
 }));
 

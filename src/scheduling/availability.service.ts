@@ -15,7 +15,7 @@ const invalid = (field: string, message: string, code: 'invalid_value' | 'too_bi
  * Validates the request and loads the calendars it considers in one query; the slots themselves
  * come from the pure engine (slots.ts), computed fresh every time, so a booking shows at once.
  */
-async function prepare(ctx: RequestContext, args: AvailabilityArgs): Promise<{ query: SlotQuery; calendars: AgentCalendar[] }> {
+async function resolveAvailabilityQuery(ctx: RequestContext, args: AvailabilityArgs): Promise<{ query: SlotQuery; calendars: AgentCalendar[] }> {
   if (!(args.toUtc > args.fromUtc)) throw invalid('toUtc', 'must be after fromUtc');
   const query: SlotQuery = {
     fromMs: args.fromUtc.getTime(),
@@ -49,12 +49,12 @@ async function prepare(ctx: RequestContext, args: AvailabilityArgs): Promise<{ q
 }
 
 export async function availability(ctx: RequestContext, args: AvailabilityArgs) {
-  const { query, calendars } = await prepare(ctx, args);
+  const { query, calendars } = await resolveAvailabilityQuery(ctx, args);
   return { slots: availableSlots({ query, agents: calendars }) };
 }
 
 /** The same request, with every rejected candidate and why ("why is 10:00 not offered?"). */
 export async function availabilityExplained(ctx: RequestContext, args: AvailabilityArgs) {
-  const { query, calendars } = await prepare(ctx, args);
+  const { query, calendars } = await resolveAvailabilityQuery(ctx, args);
   return explainSlots({ query, agents: calendars });
 }

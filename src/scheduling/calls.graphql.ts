@@ -12,7 +12,7 @@ import {
   recordCallOutcome,
   updateScheduledCall,
 } from './calls.service.js';
-import { callListArgs, callStatuses, createCallInput, schedulingFields as shape, updateCallInput } from './fields.js';
+import { callListArgs, callStatuses, createCallInput, schedulingFields, updateCallInput } from './fields.js';
 import type { ScheduledCallEventRow, ScheduledCallRow } from './tables.js';
 import { eventsLoader } from './timeline.js';
 
@@ -93,9 +93,9 @@ builder.queryField('scheduledCalls', (t) =>
     complexity: pageComplexity,
     args: {
       appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
-      first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).', validate: { schema: shape.first } }),
-      after: t.arg.string({ description: 'pageInfo.endCursor of the previous page.', validate: { schema: shape.after } }),
-      status: t.arg.string({ description: `One of ${callStatuses.join(', ')}.`, validate: { schema: shape.status } }),
+      first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).', validate: { schema: schedulingFields.first } }),
+      after: t.arg.string({ description: 'pageInfo.endCursor of the previous page.', validate: { schema: schedulingFields.after } }),
+      status: t.arg.string({ description: `One of ${callStatuses.join(', ')}.`, validate: { schema: schedulingFields.status } }),
       agentId: t.arg({ type: 'UUID', description: 'Calls assigned to this agent.' }),
       fromUtc: t.arg({ type: 'DateTime', description: 'Calls starting at or after this instant.' }),
       toUtc: t.arg({ type: 'DateTime', description: 'Calls starting before this instant.' }),
@@ -178,7 +178,7 @@ builder.mutationField('cancelScheduledCall', (t) =>
     args: {
       appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
       id: t.arg({ description: 'The record id (UUID).', type: 'UUID', required: true }),
-      reason: t.arg.string({ description: 'Stored as cancellationReason.', validate: { schema: shape.reason } }),
+      reason: t.arg.string({ description: 'Stored as cancellationReason.', validate: { schema: schedulingFields.reason } }),
     },
     resolve: (_root, args, ctx) => cancelScheduledCall(ctx, args.appId, args.id, args.reason ?? undefined),
   }),
@@ -193,8 +193,8 @@ builder.mutationField('recordScheduledCallOutcome', (t) =>
     args: {
       appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
       id: t.arg({ description: 'The record id (UUID).', type: 'UUID', required: true }),
-      outcome: t.arg.string({ required: true, description: 'completed or no_show.', validate: { schema: shape.outcome } }),
-      reason: t.arg.string({ description: 'Free text attached to the event.', validate: { schema: shape.reason } }),
+      outcome: t.arg.string({ required: true, description: 'completed or no_show.', validate: { schema: schedulingFields.outcome } }),
+      reason: t.arg.string({ description: 'Free text attached to the event.', validate: { schema: schedulingFields.reason } }),
     },
     resolve: (_root, args, ctx) =>
       recordCallOutcome(ctx, args.appId, args.id, args.outcome as 'completed' | 'no_show', args.reason ?? undefined),

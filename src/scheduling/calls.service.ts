@@ -1,12 +1,12 @@
-import { and, asc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
+import { and, eq, gte, lt } from 'drizzle-orm';
 import { apps } from '../apps/tables.js';
 import type { Tx } from '../db/client.js';
+import { keysetList } from '../db/keyset.js';
 import { DEADLOCK_DETECTED, EXCLUSION_VIOLATION, pgErrorCode } from '../db/raw.js';
 import { AppError, conflict, notFound, validationFailed } from '../errors/app-error.js';
 import type { RequestContext } from '../runtime.js';
 import { agentExists, liveAgentCount, lockAgents } from './agents.service.js';
 import { loadCalendars } from './calendars.js';
-import { callsCursor } from './cursor.js';
 import { editableFields, finalStatuses, type CallListArgs, type CreateCallInput, type ScheduledCallStatus, type UpdateCallInput } from './fields.js';
 import { isSlotAvailable, type AgentCalendar } from './slots.js';
 import { scheduledCalls, type ScheduledCallRow } from './tables.js';
@@ -17,6 +17,18 @@ const invalid = (field: string, message: string) => validationFailed([{ field, c
 const slotTaken = () => conflict('The requested slot is not available');
 const ofApp = (appId: string, id: string) => and(eq(scheduledCalls.appId, appId), eq(scheduledCalls.id, id));
 
+// Ordered by (scheduled_at, id) ascending: the upcoming calls first.
+const list = keysetList({
+  name: 'scheduled_calls',
+  table: scheduledCalls,
+  appId: scheduledCalls.appId,
+  at: scheduledCalls.scheduledAt,
+  atOf: (row) => row.scheduledAt,
+  id: scheduledCalls.id,
+  direction: 'asc',
+  cursorError: 'invalid_request',
+});
+
 export async function getScheduledCall(ctx: RequestContext, appId: string, id: string): Promise<ScheduledCallRow> {
   const [row] = await ctx.runtime.database.db.select().from(scheduledCalls).where(ofApp(appId, id)).limit(1);
   // Another app's call is not_found, exactly like an unknown id, so other tenants' ids are not revealed.
@@ -26,22 +38,12 @@ export async function getScheduledCall(ctx: RequestContext, appId: string, id: s
 
 /** An app's calls in (scheduled_at, id) order: the upcoming ones first when fromUtc is now. */
 export async function listScheduledCalls(ctx: RequestContext, args: CallListArgs) {
-  const position = args.after === undefined ? undefined : callsCursor.decode(ctx.runtime.keys.cursorKeys, args.appId, args.after);
-  const conditions: (SQL | undefined)[] = [
-    eq(scheduledCalls.appId, args.appId),
-    position ? sql`(${scheduledCalls.scheduledAt}, ${scheduledCalls.id}) > (${position.at.toISOString()}::timestamptz, ${position.id}::uuid)` : undefined,
+  return list.page(ctx.runtime.database.db, ctx.runtime.keys.cursorKeys, args, [
     args.status ? eq(scheduledCalls.status, args.status) : undefined,
     args.agentId ? eq(scheduledCalls.assignedAgentId, args.agentId) : undefined,
     args.fromUtc ? gte(scheduledCalls.scheduledAt, args.fromUtc) : undefined,
     args.toUtc ? lt(scheduledCalls.scheduledAt, args.toUtc) : undefined,
-  ];
-  const rows = await ctx.runtime.database.db
-    .select()
-    .from(scheduledCalls)
-    .where(and(...conditions))
-    .orderBy(asc(scheduledCalls.scheduledAt), asc(scheduledCalls.id))
-    .limit(args.first + 1);
-  return callsCursor.page(ctx.runtime.keys.cursorKeys, args.appId, rows, args.first, (row) => ({ at: row.scheduledAt, id: row.id }));
+  ]);
 }
 
 /** The slot test (slots.ts) without buffers, for one agent, leaving `exceptCallId` out. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { pageSize } from '../analytics/filters.js';
-import { ianaTimeZone, storableText } from '../errors/zod-details.js';
+import { pageSize } from '../validation/list-input.js';
+import { storableText } from '../validation/storable.js';
+import { ianaTimeZone } from '../validation/time-zone.js';
 import { instantString } from '../time/instant-input.js';
 import { weeklyHoursSchema } from './working-hours.js';
 

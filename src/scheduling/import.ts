@@ -2,7 +2,7 @@ import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Tx } from '../db/client.js';
 import { EXCLUSION_VIOLATION, excludedSet, FOREIGN_KEY_VIOLATION, pgErrorCode } from '../db/raw.js';
-import { storableText } from '../errors/zod-details.js';
+import { storableText } from '../validation/storable.js';
 import type { ImportType } from '../importer/ndjson.js';
 import { announceEvents } from '../realtime/timeline-bus.js';
 import { callStatuses, exceptionKinds, instant, schedulingFields as f } from './fields.js';

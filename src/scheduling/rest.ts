@@ -14,7 +14,7 @@ const eventFields = 'id event_type: eventType actor_type: actorType actor_id: ac
 type CallRecord = Record<string, unknown> & { cancelled_at: string | null; cancellation_reason: string | null };
 
 /** cancelled_at and cancellation_reason are part of the record only once the call is cancelled. */
-function record(call: CallRecord): Record<string, unknown> {
+function toCallBody(call: CallRecord): Record<string, unknown> {
   if (call.cancelled_at !== null) return call;
   const { cancelled_at: _at, cancellation_reason: _reason, ...rest } = call;
   return rest;
@@ -44,7 +44,7 @@ export const schedulingRoutes: RestRoute[] = [
     document: `query RestScheduledCall($appId: UUID!, $id: UUID!) {
       scheduledCall(appId: $appId, id: $id) { ${callRecordFields} events { ${eventFields} } }
     }`,
-    respond: ({ scheduledCall: { events, ...call } }) => ({ body: { data: { call: record(call as CallRecord), events } } }),
+    respond: ({ scheduledCall: { events, ...call } }) => ({ body: { data: { call: toCallBody(call as CallRecord), events } } }),
   }),
   defineRoute<{ updateScheduledCall: unknown }>({
     method: 'PATCH',
@@ -78,7 +78,7 @@ export const schedulingRoutes: RestRoute[] = [
     document: `mutation RestCreateScheduledCall($appId: UUID!, $input: CreateScheduledCallInput!) {
       createScheduledCall(appId: $appId, input: $input) { ${callRecordFields} }
     }`,
-    respond: (data) => ({ status: 201, body: { data: { call: record(data.createScheduledCall) } } }),
+    respond: (data) => ({ status: 201, body: { data: { call: toCallBody(data.createScheduledCall) } } }),
   }),
   defineRoute<{ scheduledCalls: Connection<CallRecord> }>({
     method: 'GET',
@@ -92,7 +92,7 @@ export const schedulingRoutes: RestRoute[] = [
     }`,
     respond: ({ scheduledCalls: page }) => ({
       body: {
-        data: page.nodes.map(record),
+        data: page.nodes.map(toCallBody),
         pagination: { limit: page.limit, hasMore: page.pageInfo.hasNextPage, nextCursor: page.pageInfo.endCursor },
       },
     }),

@@ -166,7 +166,7 @@ function candidateSpans(grid: Grid): Interval[] {
  * caller checks candidateCount against its limit first, and passes each agent's busy intervals.
  */
 export function availableSlots({ query, agents }: { query: SlotQuery; agents: AgentCalendar[] }): Slot[] {
-  const { grid, agentsById, workingHoursOf } = prepare(query, agents);
+  const { grid, agentsById, workingHoursOf } = buildGrid(query, agents);
   const slotsByAgent = agentsById.map((agent) => ({
     agentId: agent.agentId,
     isSlot: slotsOfAgent(grid, agent, workingHoursOf(agent)),
@@ -186,7 +186,7 @@ export function availableSlots({ query, agents }: { query: SlotQuery; agents: Ag
 }
 
 /** The grid, the agents in agentId order (each once) and their working hours over the grid. */
-function prepare(query: SlotQuery, agents: AgentCalendar[]) {
+function buildGrid(query: SlotQuery, agents: AgentCalendar[]) {
   const grid: Grid = {
     fromMs: query.fromMs,
     stepMs: query.stepMinutes * MINUTE_MS,
@@ -243,7 +243,7 @@ export function explainSlots({ query, agents }: { query: SlotQuery; agents: Agen
   slots: Slot[];
   rejected: RejectedCandidate[];
 } {
-  const { grid, agentsById, workingHoursOf } = prepare(query, agents);
+  const { grid, agentsById, workingHoursOf } = buildGrid(query, agents);
   const perAgent = agentsById.map((agent) => {
     const workingHours = workingHoursOf(agent);
     const reasons: RejectionReason[][] = Array.from({ length: grid.count }, () => []);

@@ -1,6 +1,6 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { storableText } from '../errors/zod-details.js';
+import { storableText } from '../validation/storable.js';
 import type { ImportType } from '../importer/ndjson.js';
 import { catalogs, products } from './tables.js';
 

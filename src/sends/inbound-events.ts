@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { notInFuture, storableJsonObject, storableText } from '../errors/zod-details.js';
+import { notInFuture } from '../errors/zod-details.js';
+import { storableJsonObject, storableText } from '../validation/storable.js';
 import { instantString } from '../time/instant-input.js';
 import { deliveryStatuses } from './delivery-status.js';
 

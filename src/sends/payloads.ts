@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { refuseUnstorableText } from '../errors/zod-details.js';
+import { refuseUnstorableText } from '../validation/storable.js';
 import { envelope, isPlainObject, issue, type Issue } from './kinds/common.js';
 import { flowMessageSchema, type FlowMessage } from './kinds/flow.js';
 import { productListMessageSchema, type ProductListMessage } from './kinds/product-list.js';

@@ -1,4 +1,4 @@
-import { defineRoute, type RestRoute } from '../rest/adapter.js';
+import { defineRoute } from '../rest/adapter.js';
 
 // A video call as the video host returns it: every field (the GraphQL names match the REST ones).
 export const videoCallFields = `
@@ -10,11 +10,9 @@ export const videoCallFields = `
   recordings { id providerArchiveId url status createdAt updatedAt }`;
 
 /** GET {video_url}/api/calls/{callId}: no version segment; `{ ok: true, data }`, the video host's own envelope. */
-export const videoHostRoutes: RestRoute[] = [
-  defineRoute<{ videoCallLookup: unknown }>({
-    method: 'GET',
-    path: '/api/calls/:callId',
-    document: `query VideoHostLookup($callId: UUID!) { videoCallLookup(callId: $callId) { ${videoCallFields} } }`,
-    respond: (data) => ({ body: { ok: true, data: data.videoCallLookup } }),
-  }),
-];
+export const videoCallLookupRoute = defineRoute<{ videoCallLookup: unknown }>({
+  method: 'GET',
+  path: '/api/calls/:callId',
+  document: `query VideoHostLookup($callId: UUID!) { videoCallLookup(callId: $callId) { ${videoCallFields} } }`,
+  respond: (data) => ({ body: { ok: true, data: data.videoCallLookup } }),
+});

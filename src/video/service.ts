@@ -1,16 +1,17 @@
-import { and, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { pageSize } from '../analytics/filters.js';
-import { afterCursor, appList, toPage, type Page } from '../analytics/pagination.js';
+import { pageSize } from '../validation/list-input.js';
+import { keysetList, type Page } from '../db/keyset.js';
 import type { Tx } from '../db/client.js';
 import { conflict, notFound, validationFailed } from '../errors/app-error.js';
-import { notInFuture, storableJsonObject, storableText } from '../errors/zod-details.js';
+import { notInFuture } from '../errors/zod-details.js';
+import { storableJsonObject, storableText } from '../validation/storable.js';
 import type { RequestContext } from '../runtime.js';
 import { callMove, callStatuses, participantRoles, recordingMove, recordingStatuses, type CallEvent, type CallStatus, type RecordingStatus } from './lifecycle.js';
 import { forgetVideoCall, type CallKey } from './loaders.js';
 import { videoCalls, videoParticipants, videoRecordings, type VideoCallRow } from './tables.js';
 
-const LIST = 'video_calls';
+const list = keysetList({ name: 'video_calls', table: videoCalls, appId: videoCalls.appId, at: videoCalls.createdAt, id: videoCalls.id });
 const text = (max: number) => storableText(z.string().min(1).max(max));
 
 /** A video call's fields, once: GraphQL arguments, the service and the NDJSON import validate with these. */
@@ -112,18 +113,7 @@ export async function lookupVideoCall(ctx: RequestContext, callId: string): Prom
 
 /** One keyset page of an app's calls, newest first (created_at desc, id desc). */
 export async function listVideoCalls(ctx: RequestContext, args: z.output<typeof videoCallListArgs>): Promise<Page<VideoCallRow>> {
-  const conditions: (SQL | undefined)[] = [
-    eq(videoCalls.appId, args.appId),
-    afterCursor(ctx.runtime.keys.cursorKeys, appList(LIST, args.appId), args.after, videoCalls.createdAt, videoCalls.id),
-    args.status ? eq(videoCalls.status, args.status) : undefined,
-  ];
-  const rows = await ctx.runtime.database.db
-    .select()
-    .from(videoCalls)
-    .where(and(...conditions))
-    .orderBy(desc(videoCalls.createdAt), desc(videoCalls.id))
-    .limit(args.first + 1);
-  return toPage(ctx.runtime.keys.cursorKeys, appList(LIST, args.appId), rows, args.first);
+  return list.page(ctx.runtime.database.db, ctx.runtime.keys.cursorKeys, args, [args.status ? eq(videoCalls.status, args.status) : undefined]);
 }
 
 export async function createVideoCall(ctx: RequestContext, appId: string, input: CreateVideoCallInput): Promise<VideoCallRow> {

@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { and, count, desc, eq, not, type SQL } from 'drizzle-orm';
+import { and, count, eq, not } from 'drizzle-orm';
 import { z } from 'zod';
-import type { CursorKeys } from '../analytics/cursor.js';
-import { afterCursor, appList, toPage, type Page } from '../analytics/pagination.js';
-import { pageSize } from '../analytics/filters.js';
+import type { CursorKeys } from '../db/cursor.js';
+import { keysetList, type Page } from '../db/keyset.js';
+import { pageSize } from '../validation/list-input.js';
 import { apps } from '../apps/tables.js';
 import type { Db } from '../db/client.js';
 import { AppError, notFound, validationFailed } from '../errors/app-error.js';
-import { parseInput, storableText } from '../errors/zod-details.js';
+import { parseInput } from '../errors/zod-details.js';
+import { storableText } from '../validation/storable.js';
 import { webhookEventTypes } from './outbox.js';
 import { assertPublicUrl, UnsafeUrlError } from './ssrf.js';
 import { webhookDeliveries, webhookSubscriptions, type WebhookDeliveryRow, type WebhookSubscriptionRow } from './tables.js';
@@ -158,7 +159,7 @@ export const deliveryListArgs = z.object({
   subscriptionId: z.uuid().nullish(),
 });
 
-const LIST = 'webhook_deliveries';
+const list = keysetList({ name: 'webhook_deliveries', table: webhookDeliveries, appId: webhookDeliveries.appId, at: webhookDeliveries.createdAt, id: webhookDeliveries.id });
 
 /** An app's deliveries, newest first (keyset on created_at, id; the app index serves it). */
 export async function listDeliveries(
@@ -167,19 +168,10 @@ export async function listDeliveries(
   input: { appId: string; first?: number | null; after?: string | null; status?: string | null; subscriptionId?: string | null },
 ): Promise<Page<WebhookDeliveryRow>> {
   const args = parseInput(deliveryListArgs, input);
-  const conditions: (SQL | undefined)[] = [
-    eq(webhookDeliveries.appId, args.appId),
+  return list.page(db, cursorKeys, args, [
     args.status ? eq(webhookDeliveries.status, args.status) : undefined,
     args.subscriptionId ? eq(webhookDeliveries.subscriptionId, args.subscriptionId) : undefined,
-    afterCursor(cursorKeys, appList(LIST, args.appId), args.after, webhookDeliveries.createdAt, webhookDeliveries.id),
-  ];
-  const rows = await db
-    .select()
-    .from(webhookDeliveries)
-    .where(and(...conditions))
-    .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
-    .limit(args.first + 1);
-  return toPage(cursorKeys, appList(LIST, args.appId), rows, args.first);
+  ]);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { decodeCursor, encodeCursor, signCursorPayload } from '../../src/analytics/cursor.js';
+import { decodeCursor, encodeCursor, signCursorPayload } from '../../src/db/cursor.js';
 
 const position = { createdAt: new Date('2026-03-08T14:00:00.123Z'), id: '7d1f2a36-3c52-4a4e-9d0b-1c2d3e4f5a6b' };
 const current = randomBytes(32);

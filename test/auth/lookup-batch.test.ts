@@ -1,12 +1,12 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { oauthClients } from '../../src/auth/tables.js';
-import { authenticate, revokeToken } from '../../src/auth/oauth.js';
+import { authenticate, revokeToken } from '../../src/auth/access-tokens.js';
 import { verifyAccessToken } from '../../src/auth/tokens.js';
 import type { RequestContext } from '../../src/runtime.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
-// The revocation/quota lookup of requests that arrive together is one query (src/auth/oauth.ts).
+// The revocation/quota lookup of requests that arrive together is one query (src/auth/access-tokens.ts).
 // These check what sharing it must not change: each request gets its own token's answer, and a
 // request that begins after a revocation never rides on a query sent before it.
 let server: TestServer;

@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stillAuthorized } from '../../src/auth/oauth.js';
+import { stillAuthorized } from '../../src/auth/access-tokens.js';
 import type { AuthContext } from '../../src/auth/tokens.js';
 import { openDatabase, type Database } from '../../src/db/client.js';
 import { isConnectionError } from '../../src/db/raw.js';
@@ -10,7 +10,7 @@ import { systemClock } from '../../src/time/clock.js';
 
 // While PostgreSQL is away, the token lookup (one connection of its own, src/db/client.ts) must
 // answer every waiting request with the next failed connection attempt, not queue one query per
-// turn of the event loop behind attempts that each answered only one of them (src/auth/oauth.ts).
+// turn of the event loop behind attempts that each answered only one of them (src/auth/access-tokens.ts).
 // A port nothing listens on stands in for the database; every lookup fails as a connection error.
 let database: Database;
 

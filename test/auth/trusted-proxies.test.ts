@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { forwardedClient } from '../../src/rest/oauth.js';
+import { forwardedClient } from '../../src/http/token-route.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 // Behind a reverse proxy every caller's socket peer is the proxy: without TRUSTED_PROXIES one

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { messagesDeep } from '../../bench/scenarios/messages.js';
 import type { ScenarioContext } from '../../bench/types.js';
-import { appList, cursorPosition } from '../../src/analytics/pagination.js';
+import { appList, cursorPosition } from '../../src/db/keyset.js';
 
 describe('bench: messages_deep_cursor', () => {
   it("builds a cursor the service takes for the dataset's app (and only for it)", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_JSON_DEPTH, unstorableTextIssues } from '../../src/errors/zod-details.js';
+import { MAX_JSON_DEPTH, unstorableTextIssues } from '../../src/validation/storable.js';
 
 const nested = (levels: number, leaf: unknown = {}) => {
   let value: unknown = leaf;

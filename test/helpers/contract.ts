@@ -2,8 +2,7 @@ import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { schema } from '../../src/graphql/schema.js';
 import { buildOpenApiDocument } from '../../src/openapi/document.js';
-import { restRoutes } from '../../src/rest/routes.js';
-import { videoHostRoutes } from '../../src/video/rest.js';
+import { restRoutes, videoHostRoutes } from '../../src/rest/routes.js';
 
 /**
  * Contract checks for REST responses: every response whose URL and method match an operation of

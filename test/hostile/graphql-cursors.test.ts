@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signCursorPayload } from '../../src/analytics/cursor.js';
-import { appList } from '../../src/analytics/pagination.js';
+import { signCursorPayload } from '../../src/db/cursor.js';
+import { appList } from '../../src/db/keyset.js';
 import { gql, request } from '../helpers/http.js';
 import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalTimeZone, ianaTimeZone } from '../../src/errors/zod-details.js';
+import { canonicalTimeZone, ianaTimeZone } from '../../src/validation/time-zone.js';
 
 describe('IANA time zone inputs', () => {
   it('keeps a zone written in another case in the database spelling', () => {

@@ -69,7 +69,7 @@ export function coerceVariables(
     coerceInputValue(value, type, (path, _invalid, error) => {
       // graphql-js reports a missing or unknown field of an input object at the object's path.
       const field = /^Field "([^"]+)" (?:of required type .* was not provided|is not defined by type)/.exec(error.message)?.[1];
-      details.push({ field: [name, ...path, ...(field ? [field] : [])].join('.'), ...describe(error.message) });
+      details.push({ field: [name, ...path, ...(field ? [field] : [])].join('.'), ...coercionDetail(error.message) });
     });
     values[name] = value;
   }
@@ -85,7 +85,7 @@ function fromQueryString(value: string, type: GraphQLInputType): unknown {
 }
 
 /** A detail's code and message from a coercion error's text (our scalars' messages included). */
-export function describe(message: string): Pick<ErrorDetail, 'code' | 'message'> {
+export function coercionDetail(message: string): Pick<ErrorDetail, 'code' | 'message'> {
   // Our scalars' own messages first: graphql-js wraps them in "Expected type ..." text.
   if (/must be a UUID/.test(message)) return { code: 'invalid_format', message: 'must be a UUID' };
   if (/DateTime must be an ISO 8601/.test(message)) return { code: 'invalid_format', message: 'must be an ISO 8601 date-time, e.g. 2026-03-08T14:00:00Z' };

@@ -1,4 +1,4 @@
-import { AppError, methodNotAllowedError, type ErrorDetail } from '../errors/app-error.js';
+import { AppError, methodNotAllowedError, type ErrorDetail } from './app-error.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { isoInstant } from '../time/iso-instant.js';
 
@@ -22,6 +22,14 @@ export function errorResponse(error: AppError, requestId?: string, clock?: Clock
   if (error.status === 401 && !headers.has('WWW-Authenticate')) headers.set('WWW-Authenticate', 'Bearer realm="switchboard"');
   return new Response(JSON.stringify(errorEnvelope(error, clock)), { status: error.status, headers });
 }
+
+/** The video host's envelope: `{ ok: false, error: { type, message } }`. */
+export const videoErrorEnvelope = (error: AppError) => ({ ok: false, error: { type: error.type, message: error.message } });
+
+/** A GraphQL response carrying one error, for what the GraphQL listener answers before the schema runs. */
+export const graphqlErrorBody = (error: AppError) => ({
+  errors: [{ message: error.message, extensions: { code: error.type, ...(error.details ? { details: error.details } : {}) } }],
+});
 
 export const serverError = () => new AppError('server_error', 'Internal server error');
 

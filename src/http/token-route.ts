@@ -2,23 +2,12 @@ import type { IncomingMessage } from 'node:http';
 import { BlockList, isIP, isIPv6 } from 'node:net';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context as HonoContext } from 'hono';
-import { issueToken, type ClientCredentials } from '../auth/oauth.js';
+import { issueToken, type ClientCredentials } from '../auth/access-tokens.js';
 import { trustedProxy } from '../config.js';
 import { AppError } from '../errors/app-error.js';
-import { lingerOnClose } from '../http/lingering-close.js';
-import type { HttpEnv } from '../http/types.js';
-import { defineRoute, readJsonBody, withMeta } from './adapter.js';
-
-export const revokeRoute = defineRoute<{ revokeToken: boolean }>({
-  method: 'POST',
-  path: '/oauth/revoke',
-  document: 'mutation RestRevokeToken($token: String!) { revokeToken(token: $token) }',
-  body: 'spread',
-  // RFC 7009 lets a client say which kind of token it revokes; there is one kind here.
-  ignoredBodyKeys: ['token_type_hint'],
-  invalidJson: 'invalid_request',
-  respond: () => ({ body: withMeta({}) }),
-});
+import type { HttpEnv } from '../hono-env.js';
+import { readJsonBody, withMeta } from '../rest/adapter.js';
+import { lingerOnClose } from './lingering-close.js';
 
 /**
  * POST /oauth/token is the one v1 path that does not run through the schema: it authenticates
