@@ -12,7 +12,7 @@ const phoneNumber = z.string().regex(/^\+?\d{6,20}$/, { message: 'must be a phon
 /** When it happened at the provider; default now. Later than now plus MAX_CLOCK_SKEW_MS is refused. */
 const timestamp = notInFuture(instantString).optional();
 
-// Text the event stores or looks up: refused when PostgreSQL cannot hold it (zod-details.ts).
+// Text the event stores or looks up: refused when PostgreSQL cannot hold it (validation/storable.ts).
 const text = (min: number, max: number) => storableText(z.string().min(min).max(max));
 
 export const inboundMessageEvent = z.strictObject({
