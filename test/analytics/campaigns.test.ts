@@ -1,18 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorEnvelope, gql, request } from '../helpers/http.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { campaign, importRecords } from './fixtures.js';
 
-let server: TestServer;
-let tenant: Tenant;
+const { server, tenant } = useServer({ tenant: { scopes: ['campaigns:read'] } });
 
 beforeAll(async () => {
-  server = await startTestServer();
-  tenant = await server.tenant({ scopes: ['campaigns:read'] });
   // 30 campaigns, one a day from 2026-03-02.
   await importRecords(server, tenant.appId, Array.from({ length: 30 }, (_, i) => campaign(i + 1)));
 });
-afterAll(() => server.close());
 
 const get = (query = '', token = tenant.accessToken, appId = tenant.appId) =>
   request(`${server.url}/api/v1/analytics/${appId}/campaigns${query}`, { token });

@@ -1,16 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorEnvelope, request } from '../helpers/http.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { campaign, importRecords, message, template } from './fixtures.js';
 
-let server: TestServer;
-let tenant: Tenant;
+const { server, tenant } = useServer({ tenant: { scopes: ['analytics:read'] } });
 const get = (path: string, token = tenant.accessToken, appId = tenant.appId) =>
   request(`${server.url}/api/v1/analytics/${appId}${path}`, { token });
 
 beforeAll(async () => {
-  server = await startTestServer();
-  tenant = await server.tenant({ scopes: ['analytics:read'] });
   await importRecords(server, tenant.appId, [
     ...Array.from({ length: 6 }, (_, i) => template(i + 1)),
     campaign(1, { tags: ['black friday', 'été'] }),
@@ -24,7 +21,6 @@ beforeAll(async () => {
     message(102, { campaign_id: null, direction: 'outbound', status: 'read' }),
   ]);
 });
-afterAll(() => server.close());
 
 describe('GET /analytics/{appId}/templates', () => {
   it('lists full records without the analytics-only fields', async () => {
