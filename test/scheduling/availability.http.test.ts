@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectErrorEnvelope } from '../helpers/http.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { agent, agentIdOf, api, callIdOf, dndIdOf, everyDay, exceptionIdOf, importedCall, importRecords, nineToFive } from './fixtures.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.close());
+const { server } = useServer();
 
 const A1 = agentIdOf(1);
 const A2 = agentIdOf(2);

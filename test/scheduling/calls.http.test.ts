@@ -1,15 +1,12 @@
 import { and, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { scheduledCallReminders } from '../../src/scheduling/tables.js';
 import { expectErrorEnvelope } from '../helpers/http.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { agent, agentIdOf, api, callIdOf, everyDay, futureDay, importedCall, importRecords } from './fixtures.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.close());
+const { server } = useServer();
 
 const A1 = agentIdOf(1);
 const A2 = agentIdOf(2);
