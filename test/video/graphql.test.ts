@@ -1,16 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { gql, request } from '../helpers/http.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import type { Tenant } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { callIdOf, contactcenter, importRecords, iso, participantIdOf, videoCall } from './fixtures.js';
 
-let server: TestServer;
-let tenant: Tenant;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  tenant = await server.tenant({ scopes: ['video:read', 'scheduling:write'] });
-});
-afterAll(() => server.close());
+const { server, tenant } = useServer({ tenant: { scopes: ['video:read', 'scheduling:write'] } });
 
 // The video call's fields, spelled out here (not borrowed from the route) so the test can disagree.
 const CALL = `callId status presetId title description metadata hostName guestName
