@@ -1,21 +1,18 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../../src/db/raw.js';
 import { outboundMessageByProviderId } from '../../src/sends/service.js';
 import { message } from '../analytics/fixtures.js';
 import { expectErrorEnvelope, request } from '../helpers/http.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import type { Tenant } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { flowBody, gql, inbound, newPhone, send, statusUpdate, templateBody, flowTemplate, importRecords, userWrote } from './fixtures.js';
 
-let server: TestServer;
-let tenant: Tenant;
+const { server, tenant } = useServer({ tenant: true });
 
 beforeAll(async () => {
-  server = await startTestServer();
-  tenant = await server.tenant();
   await importRecords(server, tenant.appId, [flowTemplate(1)]);
 });
-afterAll(() => server.close());
 
 const summary = async (t: Tenant = tenant) => {
   const res = await request(`${server.url}/api/v1/analytics/${t.appId}/metrics/summary`, { token: t.accessToken });
