@@ -1,19 +1,16 @@
 import { createClient, type Client } from 'graphql-sse';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { signAccessToken } from '../../src/auth/tokens.js';
 import { appendEvents } from '../../src/scheduling/timeline.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { startTestServer, type Tenant } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { agent, agentIdOf, api, everyDay, futureDay, importRecords } from '../scheduling/fixtures.js';
 
 // Live timelines through a real graphql-sse client (distinct-connections mode) at /graphql/stream.
-let server: TestServer;
-let tenant: Tenant;
+const { server, tenant } = useServer({ tenant: true });
 beforeAll(async () => {
-  server = await startTestServer();
-  tenant = await server.tenant();
   await importRecords(server, tenant.appId, [agent(1, 'UTC', everyDay('00:00', '24:00')), agent(2, 'UTC', everyDay('00:00', '24:00'))]);
 });
-afterAll(() => server.close());
 
 const TIMELINE = `subscription($app: UUID!, $id: UUID!, $after: UUID) {
   scheduledCallTimeline(appId: $app, callId: $id, after: $after) { id callId eventType actorType payload } }`;
