@@ -1,10 +1,11 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { webhookDeliveries } from '../../src/webhooks/tables.js';
 import { WebhookWorker } from '../../src/webhooks/worker.js';
 import { gql } from '../helpers/http.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { futureDay } from '../scheduling/fixtures.js';
 import { booking, deliveriesOf, schedulingTenant, secondsAfter, subscribe, verifyAt, webhookTestBed, type Receiver } from './fixtures.js';
 
@@ -340,11 +341,7 @@ describe('subscriptions: validation, scopes and tenancy', () => {
 });
 
 describe('SSRF guard at subscription time (WEBHOOK_ALLOW_PRIVATE unset)', () => {
-  let guarded: TestServer;
-  beforeAll(async () => {
-    guarded = await startTestServer({ WEBHOOK_ALLOW_PRIVATE: '0', WEBHOOK_POLL_MS: '0' });
-  });
-  afterAll(() => guarded.close());
+  const { server: guarded } = useServer({ overrides: { WEBHOOK_ALLOW_PRIVATE: '0', WEBHOOK_POLL_MS: '0' } });
 
   it.each([
     'http://127.0.0.1:8080/hooks',
@@ -381,11 +378,7 @@ describe('SSRF guard at subscription time (WEBHOOK_ALLOW_PRIVATE unset)', () => 
 });
 
 describe('the poller, on the real clock', () => {
-  let live: TestServer;
-  beforeAll(async () => {
-    live = await startTestServer({ WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_POLL_MS: '50', WEBHOOK_RETRY_SCHEDULE: '0.2,0.2', WEBHOOK_TIMEOUT_MS: '500' });
-  });
-  afterAll(() => live.close());
+  const { server: live } = useServer({ overrides: { WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_POLL_MS: '50', WEBHOOK_RETRY_SCHEDULE: '0.2,0.2', WEBHOOK_TIMEOUT_MS: '500' } });
 
   const until = async (what: () => Promise<boolean>, ms = 20_000) => {
     const deadline = Date.now() + ms;
