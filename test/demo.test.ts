@@ -1,14 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { bootstrapDemo, demoBanner } from '../src/demo/bootstrap.js';
 import { graphiqlTabs } from '../src/http/graphiql-examples.js';
 import { gql, request } from './helpers/http.js';
-import { issueToken, startTestServer, type TestServer } from './helpers/server.js';
+import { issueToken } from './helpers/server.js';
+import { useServer } from './helpers/use-server.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.close());
+const { server } = useServer();
 
 describe('first start on empty storage', () => {
   it('creates a demo app and an all-scopes client once; the secret is returned only that time', async () => {

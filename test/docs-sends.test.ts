@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapDemo } from '../src/demo/bootstrap.js';
 import { request } from './helpers/http.js';
-import { issueToken, startTestServer, type TestServer } from './helpers/server.js';
+import { issueToken } from './helpers/server.js';
+import { useServer } from './helpers/use-server.js';
 
 /**
  * The examples of docs/sends.md, read from the file itself and sent as written to a demo app
@@ -81,16 +82,14 @@ function documentedSends(vars: Record<string, string>): Curl[] {
   return curls;
 }
 
-let server: TestServer;
+const { server } = useServer();
 let appId: string;
 let token: string;
 beforeAll(async () => {
-  server = await startTestServer();
   const demo = (await bootstrapDemo(server.runtime))!;
   appId = demo.appId;
   token = await issueToken(server.url, demo.clientId, demo.clientSecret);
 });
-afterAll(() => server.close());
 
 describe('the examples of docs/sends.md, as written, on the demo app', () => {
   it('the inbound message opens the window; the Flow, Product List and template sends go out; the reply and status apply', async () => {

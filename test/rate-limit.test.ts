@@ -1,14 +1,10 @@
 import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectErrorEnvelope, gql, request } from './helpers/http.js';
-import { startTestServer, type TestServer } from './helpers/server.js';
+import { startTestServer } from './helpers/server.js';
+import { useServer } from './helpers/use-server.js';
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.close());
+const { server } = useServer();
 
 const viewer = (token: string) => gql(server.url, token, '{ viewer { clientId } }');
 

@@ -1,21 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { gql } from '../helpers/http.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { campaign, importRecords, message } from './fixtures.js';
 
-let server: TestServer;
-let tenant: Tenant;
+const { server, tenant } = useServer({ tenant: { scopes: ['campaigns:read'] } });
 
 beforeAll(async () => {
-  server = await startTestServer();
-  tenant = await server.tenant({ scopes: ['campaigns:read'] });
   const campaigns = Array.from({ length: 60 }, (_, i) => campaign(i + 1));
   const messages = campaigns.flatMap((c, i) =>
     ['sent', 'read', 'failed'].map((status, j) => message(i * 3 + j, { campaign_id: c.id, status, direction: 'outbound', cost: 0.25 })),
   );
   await importRecords(server, tenant.appId, [...campaigns, ...messages]);
 });
-afterAll(() => server.close());
 
 const page = (first: number) =>
   gql(server.url, tenant.accessToken, `query($app: UUID!, $first: Int) { campaigns(appId: $app, first: $first) { nodes { id stats { sent delivered read failed cost } } } }`, {

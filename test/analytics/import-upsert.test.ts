@@ -1,17 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { request } from '../helpers/http.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { campaign, importRecords, message, template } from './fixtures.js';
 
 // An import upserts on id. Every column changes on a re-import, multi-word ones too
 // (drizzle keys an upsert's `set` by property name and silently drops column names).
-let server: TestServer;
-let tenant: Tenant;
-beforeAll(async () => {
-  server = await startTestServer();
-  tenant = await server.tenant();
-});
-afterAll(() => server.close());
+const { server, tenant } = useServer({ tenant: true });
 
 const get = (path: string) => request(`${server.url}/api/v1/analytics/${tenant.appId}${path}`, { token: tenant.accessToken });
 

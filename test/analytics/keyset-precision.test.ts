@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../../src/db/raw.js';
 import { gql, request } from '../helpers/http.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { campaign, importRecords, message, template } from './fixtures.js';
 
 /*
@@ -11,15 +11,12 @@ import { campaign, importRecords, message, template } from './fixtures.js';
  * microseconds a walk one row a page would skip rows that share the cursor's millisecond.
  */
 
-let server: TestServer;
-let tenant: Tenant;
+const { server, tenant } = useServer({ tenant: { scopes: ['messages:read', 'campaigns:read', 'analytics:read'] } });
 const db = () => server.runtime.database.db;
 const query = async <T>(q: ReturnType<typeof sql>) => rowsOf<T>(await db().execute(q));
 const BASE = '2026-10-20 10:00:00+00';
 
 beforeAll(async () => {
-  server = await startTestServer();
-  tenant = await server.tenant({ scopes: ['messages:read', 'campaigns:read', 'analytics:read'] });
   await importRecords(server, tenant.appId, [
     ...[1, 2, 3, 4, 5].map((n) => message(n, { id: `us-${n}`, channel: 'zz' })),
     ...[1, 2, 3, 4, 5].map((n) => campaign(700 + n, { tags: ['usec'] })),
@@ -34,7 +31,6 @@ beforeAll(async () => {
   await db().execute(sql`update templates set created_at = ${BASE}::timestamptz + make_interval(secs => (right(id::text, 3)::int - 700) * 0.0003)
     where app_id = ${app} and right(id::text, 3)::int > 700`);
 });
-afterAll(() => server.close());
 
 type Page = { ids: string[]; cursor: string | null };
 

@@ -1,17 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorEnvelope, request } from '../helpers/http.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { importRecords, message } from './fixtures.js';
 
-let server: TestServer;
-let tenant: Tenant;
+const { server, tenant } = useServer({ tenant: { scopes: ['messages:read', 'analytics:read'] } });
 
 beforeAll(async () => {
-  server = await startTestServer();
-  tenant = await server.tenant({ scopes: ['messages:read', 'analytics:read'] });
   await importRecords(server, tenant.appId, [message(1), message(2)]);
 });
-afterAll(() => server.close());
 
 const list = (appId: string, query: string, token = tenant.accessToken) =>
   request(`${server.url}/api/v1/analytics/${appId}/messages${query}`, { token });

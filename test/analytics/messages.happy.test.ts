@@ -1,22 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { gql, request } from '../helpers/http.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { importRecords, message } from './fixtures.js';
 
-let server: TestServer;
-let tenant: Tenant;
+const { server, tenant } = useServer({ tenant: { scopes: ['messages:read'] } });
 const list = (query = '') => request(`${server.url}/api/v1/analytics/${tenant.appId}/messages${query}`, { token: tenant.accessToken });
 
 beforeAll(async () => {
-  server = await startTestServer();
-  tenant = await server.tenant({ scopes: ['messages:read'] });
   // 60 messages, one an hour from 2026-03-01T13:00Z; two share a created_at to test the id tiebreak.
   await importRecords(server, tenant.appId, [
     ...Array.from({ length: 59 }, (_, i) => message(i + 1)),
     message(60, { created_at: message(59).created_at }),
   ]);
 });
-afterAll(() => server.close());
 
 const specFields = [
   'id', 'source', 'destination', 'provider_from', 'provider_to', 'channel', 'direction', 'message_type', 'user_phone',

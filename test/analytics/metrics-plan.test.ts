@@ -1,16 +1,13 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DAILY_PLANNER_SETTINGS, dailyMetricsSql } from '../../src/analytics/metrics.service.js';
 import { rowsOf } from '../../src/db/raw.js';
 import { request } from '../helpers/http.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
-let server: TestServer;
-let tenant: Tenant;
+const { server, tenant } = useServer({ tenant: { scopes: ['analytics:read'] } });
 
 beforeAll(async () => {
-  server = await startTestServer();
-  tenant = await server.tenant({ scopes: ['analytics:read'] });
   // A rollup bucket in every quarter hour of the 90 days, as a busy app has (the plan, not the
   // counts, is under test), and fresh statistics for the planner.
   const { db } = server.runtime.database;
@@ -20,7 +17,6 @@ beforeAll(async () => {
     from generate_series(timestamptz '2026-08-27 05:00:00+00', timestamptz '2026-11-25 04:45:00+00', interval '15 minutes') as b`);
   await db.execute(sql`analyze message_rollups`);
 });
-afterAll(() => server.close());
 
 /** The plan of the daily read over 90 New York days, with or without the read's planner settings. */
 async function plan(withSettings: boolean): Promise<string> {

@@ -1,18 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorEnvelope, gql, request } from '../helpers/http.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { importRecords, message } from './fixtures.js';
 
-let server: TestServer;
-let tenant: Tenant;
+const { server, tenant } = useServer({ tenant: { scopes: ['analytics:read'] } });
 const get = (path: string) => request(`${server.url}/api/v1/analytics/${tenant.appId}${path}`, { token: tenant.accessToken });
 
 const at = (iso: string, n: number, overrides: Record<string, unknown> = {}) =>
   message(n, { created_at: iso, direction: 'outbound', cost: 0.5, ...overrides });
 
 beforeAll(async () => {
-  server = await startTestServer();
-  tenant = await server.tenant({ scopes: ['analytics:read'] });
   await importRecords(server, tenant.appId, [
     // New York springs forward on 2026-03-08 (02:00 EST -> 03:00 EDT).
     at('2026-03-08T04:30:00Z', 1, { status: 'read' }), // 03-07 23:30 EST
@@ -22,7 +19,6 @@ beforeAll(async () => {
     at('2026-03-09T04:40:00Z', 5, { status: 'read', direction: 'inbound' }), // inbound: never counted
   ]);
 });
-afterAll(() => server.close());
 
 describe('GET /analytics/{appId}/metrics/daily', () => {
   it('buckets by local day across a DST change, every day present', async () => {

@@ -1,10 +1,11 @@
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../../src/db/raw.js';
 import { random } from '../../src/analytics/seed.js';
 import { gql, request } from '../helpers/http.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import type { Tenant } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { campaign, importRecords, message } from './fixtures.js';
 
 /*
@@ -14,8 +15,7 @@ import { campaign, importRecords, message } from './fixtures.js';
  * zones with DST, +05:45, +12:45 and a pre-1972 offset of -00:44:30.
  */
 
-let server: TestServer;
-let tenant: Tenant;
+const { server, tenant } = useServer({ tenant: { scopes: ['analytics:read', 'campaigns:read'] } });
 let other: Tenant;
 const rng = random(20260323);
 const DAY = 86_400_000;
@@ -153,8 +153,6 @@ async function expectTablesExact(label: string) {
 }
 
 beforeAll(async () => {
-  server = await startTestServer();
-  tenant = await server.tenant({ scopes: ['analytics:read', 'campaigns:read'] });
   other = await server.tenant({ scopes: ['analytics:read', 'campaigns:read'] });
   for (const t of [tenant, other]) {
     // The same message ids in both apps: each app's rollups only ever see its own rows.
@@ -172,7 +170,6 @@ beforeAll(async () => {
     await importRecords(server, t.appId, records);
   }
 }, 60_000);
-afterAll(() => server.close());
 
 describe('rollups equal the raw-SQL definition', () => {
   it('after imports', async () => {

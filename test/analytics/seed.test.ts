@@ -1,20 +1,16 @@
 import { and, count, eq, isNull, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { seedAnalytics } from '../../src/analytics/seed.js';
 import { campaigns, messages, templates } from '../../src/analytics/tables.js';
 import { request } from '../helpers/http.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
-let server: TestServer;
-let tenant: Tenant;
+const { server, tenant } = useServer({ tenant: true });
 const progress: number[] = [];
 
 beforeAll(async () => {
-  server = await startTestServer();
-  tenant = await server.tenant();
   await seedAnalytics({ db: server.runtime.database.db, appId: tenant.appId, messages: 12_000, progress: (n) => progress.push(n) });
 });
-afterAll(() => server.close());
 
 describe('seed', () => {
   it('writes the requested messages, reporting progress up to the total', async () => {

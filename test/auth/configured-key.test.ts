@@ -8,6 +8,7 @@ import { keyGraceSeconds, loadSigningKeys, refreshSigningKeys, retireSigningKey 
 import { loadConfig } from '../../src/config.js';
 import { gql, request } from '../helpers/http.js';
 import { createFreshDatabase, startTestServer, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 // JWT_PRIVATE_JWK must be an ES256 private JWK (docs/OPERATIONS.md): anything else is refused at
 // start-up, nothing secret reaches the JWKS, and a changed key is the signing key on restart.
@@ -51,11 +52,7 @@ describe('JWT_PRIVATE_JWK validation', () => {
 });
 
 describe('the key store behind the configuration', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(() => server.close());
+  const { server } = useServer();
 
   it('refuses a symmetric or public-only key even when called directly, and publishes nothing', async () => {
     const db = server.runtime.database.db;

@@ -1,19 +1,15 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { oauthClients } from '../../src/auth/tables.js';
 import { authenticate, revokeToken } from '../../src/auth/access-tokens.js';
 import { verifyAccessToken } from '../../src/auth/tokens.js';
 import type { RequestContext } from '../../src/runtime.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 // The revocation/quota lookup of requests that arrive together is one query (src/auth/access-tokens.ts).
 // These check what sharing it must not change: each request gets its own token's answer, and a
 // request that begins after a revocation never rides on a query sent before it.
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer({ RATE_LIMIT_MINUTE: '100000' });
-});
-afterAll(() => server?.close());
+const { server } = useServer({ overrides: { RATE_LIMIT_MINUTE: '100000' } });
 
 const bearer = (token: string) => `Bearer ${token}`;
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));

@@ -1,15 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectErrorEnvelope, request, requestOnce } from '../helpers/http.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
-let server: TestServer;
-let tenant: Tenant;
-
-beforeAll(async () => {
-  server = await startTestServer({ TOKEN_FAILURES_PER_15MIN: '3' });
-  tenant = await server.tenant({ scopes: ['oauth:revoke'] });
-});
-afterAll(() => server.close());
+const { server, tenant } = useServer({ overrides: { TOKEN_FAILURES_PER_15MIN: '3' }, tenant: { scopes: ['oauth:revoke'] } });
 
 const token = (init: Parameters<typeof request>[1]) => request(`${server.url}/api/v1/oauth/token`, { method: 'POST', ...init });
 

@@ -1,19 +1,12 @@
 import { and, eq } from 'drizzle-orm';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/apps/service.js';
 import { oauthClientApps } from '../../src/auth/tables.js';
 import { request } from '../helpers/http.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
-let server: TestServer;
-let tenant: Tenant;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  tenant = await server.tenant({ scopes: ['oauth:revoke', 'messages:read'] });
-});
-afterAll(() => server.close());
+const { server, tenant } = useServer({ tenant: { scopes: ['oauth:revoke', 'messages:read'] } });
 
 const tokenUrl = () => `${server.url}/api/v1/oauth/token`;
 

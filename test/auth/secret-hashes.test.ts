@@ -1,18 +1,14 @@
 import { randomBytes, scryptSync } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { rotateClientSecret } from '../../src/apps/service.js';
 import { oauthClients } from '../../src/auth/tables.js';
 import { request } from '../helpers/http.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 /** Client secrets: a keyed hash (HMAC-SHA256), old scrypt hashes upgraded on first use. */
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server?.close());
+const { server } = useServer();
 
 const storedHash = async (clientId: string) =>
   (await server.runtime.database.db.select({ h: oauthClients.secretHash }).from(oauthClients).where(eq(oauthClients.id, clientId)))[0]!.h;

@@ -1,17 +1,13 @@
 import { request as httpRequest } from 'node:http';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import type { Tenant } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 /**
  * Secret guessing is slowed per source address and per client id without lock-out: the loopback aliases 127.0.0.x stand for distinct callers.
  */
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer({ TOKEN_FAILURES_PER_15MIN: '3', TOKEN_FAILURES_PER_ADDRESS_15MIN: '8', TOKEN_FAILURES_PER_CLIENT_15MIN: '5' });
-});
-afterAll(() => server?.close());
+const { server } = useServer({ overrides: { TOKEN_FAILURES_PER_15MIN: '3', TOKEN_FAILURES_PER_ADDRESS_15MIN: '8', TOKEN_FAILURES_PER_CLIENT_15MIN: '5' } });
 
 function tokenFrom(localAddress: string, clientId: string, clientSecret: string): Promise<{ status: number; retryAfter: string | undefined }> {
   const body = JSON.stringify({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret });

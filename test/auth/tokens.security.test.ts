@@ -1,16 +1,9 @@
 import { decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectErrorEnvelope, gql, request } from '../helpers/http.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
-let server: TestServer;
-let tenant: Tenant;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  tenant = await server.tenant({ scopes: ['oauth:revoke', 'messages:read'] });
-});
-afterAll(() => server.close());
+const { server, tenant } = useServer({ tenant: { scopes: ['oauth:revoke', 'messages:read'] } });
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 

@@ -1,8 +1,9 @@
 import { request as httpRequest } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { forwardedClient } from '../../src/http/token-route.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 // Behind a reverse proxy every caller's socket peer is the proxy: without TRUSTED_PROXIES one
 // caller's failed guesses would spend the budget of all of them.
@@ -54,11 +55,7 @@ describe.each([
   ['behind a trusted proxy, each forwarded caller has its own budget', '127.0.0.1', 200],
   ['without TRUSTED_PROXIES, X-Forwarded-For is not believed', '', 429],
 ])('token failure budgets: %s', (_name, proxies, expected) => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer({ TRUSTED_PROXIES: proxies, TOKEN_FAILURES_PER_ADDRESS_15MIN: '3' });
-  });
-  afterAll(() => server?.close());
+  const { server } = useServer({ overrides: { TRUSTED_PROXIES: proxies, TOKEN_FAILURES_PER_ADDRESS_15MIN: '3' } });
 
   it(`a guesser spends its budget; another forwarded caller's right secret: ${expected}`, async () => {
     const tenant = await server.tenant({ scopes: ['oauth:revoke'] });

@@ -2,7 +2,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { message, importRecords } from '../analytics/fixtures.js';
 import { request } from '../helpers/http.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { agent, agentIdOf, api, everyDay, futureDay } from '../scheduling/fixtures.js';
 
 // Analytics reads on a real streaming replica (scripts/replica-check.sh makes one with
@@ -19,8 +19,7 @@ const waitFor = async (what: string, probe: () => Promise<boolean>, ms = 15_000)
 };
 
 describe.skipIf(!replicaUrl || !process.env.DATABASE_URL)('analytics reads on a streaming replica (DATABASE_REPLICA_URL)', () => {
-  let server: TestServer;
-  let tenant: Tenant;
+  const { server, tenant } = useServer({ overrides: { METRICS: '1' }, tenant: true });
   let replica: postgres.Sql;
   let primaryMessages: () => Promise<number>;
 
@@ -33,8 +32,6 @@ describe.skipIf(!replicaUrl || !process.env.DATABASE_URL)('analytics reads on a 
   const gauge = (text: string, name: string) => Number(new RegExp(`^${name}\\{replica="[^"]+"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
 
   beforeAll(async () => {
-    server = await startTestServer({ METRICS: '1' });
-    tenant = await server.tenant();
     const name = new URL(server.databaseUrl!).pathname.slice(1);
     // The replica's own admin connection: pausing and resuming replay needs no app database.
     replica = postgres(replicaUrl!, { max: 1, onnotice: () => {} });
@@ -49,7 +46,6 @@ describe.skipIf(!replicaUrl || !process.env.DATABASE_URL)('analytics reads on a 
       await replica`select pg_wal_replay_resume()`.catch(() => {});
       await replica.end({ timeout: 5 });
     }
-    await server?.close();
   });
 
   it('is a replica, and analytics lists show what the primary wrote once it is replayed', async () => {

@@ -1,17 +1,16 @@
 import { desc, eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { campaigns, messages } from '../../src/analytics/tables.js';
 import { oauthClients, revokedTokens } from '../../src/auth/tables.js';
 import { compileRowMapper } from '../../src/db/row-mapper.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 // The compiled row mapper (src/db/row-mapper.ts) must give exactly what drizzle's own mapping
 // gives: the same query, prepared twice, once with it, on real rows with nulls, numerics and
 // timestamps with microseconds.
-let server: TestServer;
+const { server } = useServer();
 let appId: string;
 beforeAll(async () => {
-  server = await startTestServer();
   appId = (await server.tenant()).appId;
   const base = {
     appId,
@@ -42,7 +41,6 @@ beforeAll(async () => {
   // A microsecond timestamp, which only SQL can write.
   await server.runtime.database.db.execute(sql`update messages set read_at = '2026-03-08 10:00:03.123456+00' where app_id = ${appId} and id = 'm2'`);
 });
-afterAll(() => server?.close());
 
 describe('compiled row mapper', () => {
   it('maps a flat select exactly as drizzle does', async () => {

@@ -1,11 +1,12 @@
 import { graphql, GraphQLList, GraphQLObjectType, GraphQLSchema, GraphQLString } from 'graphql';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { withDeadlines } from '../../src/graphql/deadline.js';
 import { ClientConcurrency } from '../../src/http/client-concurrency.js';
 import type { RequestContext } from '../../src/runtime.js';
 import { request } from '../helpers/http.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import type { Tenant } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 describe('operation deadline', () => {
   const item = new GraphQLObjectType({ name: 'Item', fields: { name: { type: GraphQLString, resolve: () => 'x' } } });
@@ -46,14 +47,12 @@ describe('requests in flight per client', () => {
 // Requests are held in flight by a table lock: on PostgreSQL only (embedded PGlite is one
 // connection, where the held lock would stop authentication too).
 describe.skipIf(!process.env.DATABASE_URL)('requests in flight per client, over HTTP', () => {
-  let server: TestServer;
+  const { server } = useServer({ overrides: { CLIENT_MAX_CONCURRENT: '2' } });
   let busy: Tenant;
   let calm: Tenant;
   beforeAll(async () => {
-    server = await startTestServer({ CLIENT_MAX_CONCURRENT: '2' });
     [busy, calm] = [await server.tenant({ scopes: ['analytics:read'] }), await server.tenant({ scopes: ['analytics:read'] })];
   });
-  afterAll(() => server.close());
 
   it('over the limit: 429 rate_limit_exceeded with Retry-After, REST and GraphQL; another client is not refused', async () => {
     // Two requests of the busy client held in flight: the table they read is locked meanwhile.

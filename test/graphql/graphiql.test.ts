@@ -1,17 +1,11 @@
 import { getOperationAST, Kind, parse, validate, type OperationDefinitionNode } from 'graphql';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { schema } from '../../src/graphql/schema.js';
 import { graphiqlTabs } from '../../src/http/graphiql-examples.js';
 import { gql, request } from '../helpers/http.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
-let server: TestServer;
-let tenant: Tenant;
-beforeAll(async () => {
-  server = await startTestServer();
-  tenant = await server.tenant();
-});
-afterAll(() => server.close());
+const { server, tenant } = useServer({ tenant: true });
 
 const operations = (query: string) =>
   parse(query).definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);

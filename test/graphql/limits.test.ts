@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { gql, request } from '../helpers/http.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
-let server: TestServer;
-let tenant: Tenant;
-
-beforeAll(async () => {
-  server = await startTestServer({ GRAPHQL_MAX_DEPTH: '4', GRAPHQL_MAX_ALIASES: '5', GRAPHQL_MAX_COMPLEXITY: '12', GRAPHQL_MAX_TOKENS: '400' });
-  tenant = await server.tenant({ scopes: ['oauth:revoke'] });
-});
-afterAll(() => server.close());
+const { server, tenant } = useServer({ overrides: { GRAPHQL_MAX_DEPTH: '4', GRAPHQL_MAX_ALIASES: '5', GRAPHQL_MAX_COMPLEXITY: '12', GRAPHQL_MAX_TOKENS: '400' }, tenant: { scopes: ['oauth:revoke'] } });
 
 /** Refused at validation: an error naming the limit, and no data at all (nothing executed). */
 function expectRefused(res: { body: { data?: unknown; errors?: { message: string }[] } }, pattern: RegExp) {

@@ -1,9 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { signCursorPayload } from '../../src/db/cursor.js';
 import { appList } from '../../src/db/keyset.js';
 import { gql, request } from '../helpers/http.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 /*
  * Cursors a client builds itself: with the unkeyed check value the format once had (anyone could
@@ -11,14 +11,7 @@ import { startTestServer, type Tenant, type TestServer } from '../helpers/server
  * a 400 naming the cursor, on every list, over REST and GraphQL, and never reaches SQL.
  */
 
-let server: TestServer;
-let tenant: Tenant;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  tenant = await server.tenant({ scopes: ['messages:read', 'campaigns:read', 'analytics:read', 'scheduling:read', 'video:read', 'webhooks:write'] });
-});
-afterAll(() => server.close());
+const { server, tenant } = useServer({ tenant: { scopes: ['messages:read', 'campaigns:read', 'analytics:read', 'scheduling:read', 'video:read', 'webhooks:write'] } });
 
 const unkeyed = (list: string, payload: string) =>
   Buffer.from(JSON.stringify([payload, createHash('sha256').update(`${list}\u0000${payload}`).digest('base64url').slice(0, 12)])).toString('base64url');

@@ -2,9 +2,9 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { request } from '../helpers/http.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 /*
  * The attacks on GraphQL documents, against a real server on loopback, bounded in count and
@@ -16,15 +16,9 @@ import { startTestServer, type Tenant, type TestServer } from '../helpers/server
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
-let server: TestServer;
-let tenant: Tenant;
 const NAMES = 5;
 
-beforeAll(async () => {
-  server = await startTestServer({ METRICS: '1', GRAPHQL_METRIC_OPERATION_NAMES: String(NAMES) });
-  tenant = await server.tenant({ scopes: ['messages:read'], rate: { minute: 1_000_000, hour: 1_000_000, day: 1_000_000 } });
-});
-afterAll(() => server.close());
+const { server, tenant } = useServer({ overrides: { METRICS: '1', GRAPHQL_METRIC_OPERATION_NAMES: String(NAMES) }, tenant: { scopes: ['messages:read'], rate: { minute: 1_000_000, hour: 1_000_000, day: 1_000_000 } } });
 
 // As an application/graphql-response+json client: a document refused before execution is a 400.
 const post = (body: unknown) =>

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/apps/service.js';
 import { AppError } from '../../src/errors/app-error.js';
 import { gql, request } from '../helpers/http.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 /*
  * Zones Node's ICU knows and the database's zone data does not: each would be a 500 where it
@@ -10,15 +10,8 @@ import { startTestServer, type Tenant, type TestServer } from '../helpers/server
  * SQL or storage.
  */
 
-let server: TestServer;
-let tenant: Tenant;
+const { server, tenant } = useServer({ tenant: { scopes: ['analytics:read', 'scheduling:write', 'scheduling:read'] } });
 const zones = ['US/Pacific-New', 'Canada/East-Saskatchewan'];
-
-beforeAll(async () => {
-  server = await startTestServer();
-  tenant = await server.tenant({ scopes: ['analytics:read', 'scheduling:write', 'scheduling:read'] });
-});
-afterAll(() => server.close());
 
 describe('time zones the database does not know', () => {
   it('Node knows them (else this tests nothing)', () => {

@@ -4,8 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { useServer } from '../helpers/use-server.js';
 
 /**
  * Unauthenticated floods of the token endpoint (loopback, a few hundred requests): unique client
@@ -17,14 +17,7 @@ setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
 const ADDRESS_BUDGET = 20;
-let server: TestServer;
-let tenant: Tenant;
-
-beforeAll(async () => {
-  server = await startTestServer({ METRICS: '1', TOKEN_FAILURES_PER_ADDRESS_15MIN: String(ADDRESS_BUDGET) });
-  tenant = await server.tenant({ scopes: ['oauth:revoke'] });
-});
-afterAll(() => server?.close());
+const { server, tenant } = useServer({ overrides: { METRICS: '1', TOKEN_FAILURES_PER_ADDRESS_15MIN: String(ADDRESS_BUDGET) }, tenant: { scopes: ['oauth:revoke'] } });
 
 /** POST on a connection of its own, from `localAddress` (loopback aliases stand for distinct callers). */
 function post(path: string, body: string, localAddress: string): Promise<{ status: number; ms: number }> {

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorEnvelope, gql, request, type JsonResponse } from '../helpers/http.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { agent, agentIdOf, api, everyDay, importRecords } from '../scheduling/fixtures.js';
 
 // Dates and instants at the edges of the calendar, through the real server (REST and GraphQL):
@@ -8,16 +8,12 @@ import { agent, agentIdOf, api, everyDay, importRecords } from '../scheduling/fi
 // outside 1900..9998 (which PostgreSQL or JavaScript cannot print once a duration, buffer or
 // range is added) are a 400 naming the field, never a 500.
 
-let server: TestServer;
-let tenant: Tenant;
+const { server, tenant } = useServer({ tenant: true });
 let a: ReturnType<typeof api>;
 beforeAll(async () => {
-  server = await startTestServer();
-  tenant = await server.tenant();
   a = api(server, tenant);
   await importRecords(server, tenant.appId, [agent(1, 'Pacific/Kiritimati', everyDay('00:00', '24:00'))]);
 });
-afterAll(() => server.close());
 
 const analytics = (path: string) => request(`${server.url}/api/v1/analytics/${tenant.appId}${path}`, { token: tenant.accessToken });
 const search = (json: unknown) => request(`${server.url}/api/v1/analytics/${tenant.appId}/campaigns/search`, { token: tenant.accessToken, json });

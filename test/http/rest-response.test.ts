@@ -1,18 +1,15 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { importRecords, message } from '../analytics/fixtures.js';
 
-let server: TestServer;
-let tenant: Tenant;
+const { server, tenant } = useServer({ tenant: { scopes: ['messages:read'], rate: { minute: 40 } } });
 
 beforeAll(async () => {
-  server = await startTestServer();
-  tenant = await server.tenant({ scopes: ['messages:read'], rate: { minute: 40 } });
   // A non-ASCII value in the body: its characters and its bytes differ.
   await importRecords(server, tenant.appId, [message(3, { error_message: 'rejeté ✓ 配信' })]);
 });
-afterAll(() => server.close());
 
 interface RawResponse {
   status: number;

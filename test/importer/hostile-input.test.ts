@@ -9,18 +9,17 @@ import { messages } from '../../src/analytics/tables.js';
 import { importNdjson, MAX_LINE_BYTES, ndjsonLines } from '../../src/importer/ndjson.js';
 import { campaign, message } from '../analytics/fixtures.js';
 import { runCli } from '../helpers/cli.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import type { Tenant } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 // Input an import must refuse, naming the line, with nothing written.
 
-let server: TestServer;
+const { server } = useServer();
 let a: Tenant;
 let b: Tenant;
 beforeAll(async () => {
-  server = await startTestServer();
   [a, b] = [await server.tenant(), await server.tenant()];
 });
-afterAll(() => server.close());
 
 const lines = async (chunks: (Buffer | string)[]) => {
   const out: string[] = [];

@@ -1,10 +1,10 @@
 import { Readable } from 'node:stream';
 import { count, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { apps } from '../../src/apps/tables.js';
 import { importNdjson, type ImportType } from '../../src/importer/ndjson.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 // The framework with a test-only record type; each domain tests its own types.
 const widget: ImportType = {
@@ -18,11 +18,7 @@ const widget: ImportType = {
   },
 };
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.close());
+const { server } = useServer();
 
 const run = (text: string) =>
   importNdjson({ db: server.runtime.database.db, appId: 'unused', input: Readable.from([text]), types: [widget] });

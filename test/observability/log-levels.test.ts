@@ -1,8 +1,8 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { gql, request } from '../helpers/http.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 /*
  * A client's mistake is not the operator's alarm: errors the client caused (validation, not
@@ -19,13 +19,7 @@ const sink = new Writable({
   },
 });
 
-let server: TestServer;
-let tenant: Tenant;
-beforeAll(async () => {
-  server = await startTestServer({}, { logger: pino({ level: 'debug' }, sink) });
-  tenant = await server.tenant({ scopes: ['messages:read', 'analytics:read'] });
-});
-afterAll(() => server.close());
+const { server, tenant } = useServer({ logger: pino({ level: 'debug' }, sink), tenant: { scopes: ['messages:read', 'analytics:read'] } });
 
 describe('log levels of client errors', () => {
   it('GraphQL and REST client errors are answered and logged below error level', async () => {

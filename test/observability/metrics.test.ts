@@ -1,21 +1,16 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { createClient } from 'graphql-sse';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { webhookDeliveries } from '../../src/observability/metrics.js';
 import { gql, request } from '../helpers/http.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 // /metrics scraped over HTTP: Prometheus text format, route templates (never raw URLs),
 // GraphQL operations by name, rate-limit rejections, open SSE streams, webhook deliveries, the pool.
 
-let server: TestServer;
-let tenant: Tenant;
-beforeAll(async () => {
-  server = await startTestServer({ METRICS: '1' });
-  tenant = await server.tenant();
-});
-afterAll(() => server.close());
+const { server, tenant } = useServer({ overrides: { METRICS: '1' }, tenant: true });
 
 async function scrape(url: string): Promise<string> {
   const res = await fetch(`${url}/metrics`);

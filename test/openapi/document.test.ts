@@ -1,5 +1,5 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { schema } from '../../src/graphql/schema.js';
 import { createMainApp, createVideoApp } from '../../src/http/app.js';
 import { buildOpenApiDocument, openApiPath } from '../../src/openapi/document.js';
@@ -7,14 +7,9 @@ import { prepareRoute } from '../../src/rest/adapter.js';
 import { restRoutes, videoHostRoutes } from '../../src/rest/routes.js';
 import { checkContract } from '../helpers/contract.js';
 import { request } from '../helpers/http.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.close());
+const { server } = useServer();
 
 type Doc = {
   openapi: string;

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { buildSchema, type GraphQLField, type GraphQLObjectType, getNamedType, isObjectType, isScalarType, isEnumType, isNonNullType, isListType, type GraphQLInputType } from 'graphql';
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { gql } from '../helpers/http.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 // Random operations within the abuse limits never produce a 500 or a server_error.
 // Operations are built from the committed schema.graphql: random root fields, random argument
@@ -12,13 +12,7 @@ const RUNS = Number(process.env.PROPERTY_RUNS ?? 120);
 const SEED = Number(process.env.PROPERTY_SEED ?? 20261123);
 const schema = buildSchema(readFileSync(new URL('../../schema.graphql', import.meta.url), 'utf8'));
 
-let server: TestServer;
-let tenant: Tenant;
-beforeAll(async () => {
-  server = await startTestServer();
-  tenant = await server.tenant({ rate: { minute: 1_000_000, hour: 1_000_000, day: 1_000_000 } });
-});
-afterAll(() => server.close());
+const { server, tenant } = useServer({ tenant: { rate: { minute: 1_000_000, hour: 1_000_000, day: 1_000_000 } } });
 
 const scalarValue = (type: GraphQLInputType, appId: string): fc.Arbitrary<string> => {
   const named = getNamedType(type);

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { request } from '../helpers/http.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { agent, everyDay, importRecords } from '../scheduling/fixtures.js';
 
 // Any string as a query or path parameter yields 200 or a 400 envelope, never a 500.
@@ -9,14 +9,10 @@ import { agent, everyDay, importRecords } from '../scheduling/fixtures.js';
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 60);
 const SEED = Number(process.env.PROPERTY_SEED ?? 20261123);
 
-let server: TestServer;
-let tenant: Tenant;
+const { server, tenant } = useServer({ overrides: { RATE_LIMIT_MINUTE: '1000000', RATE_LIMIT_HOUR: '1000000', RATE_LIMIT_DAY: '1000000' }, tenant: { rate: { minute: 1_000_000, hour: 1_000_000, day: 1_000_000 } } });
 beforeAll(async () => {
-  server = await startTestServer({ RATE_LIMIT_MINUTE: '1000000', RATE_LIMIT_HOUR: '1000000', RATE_LIMIT_DAY: '1000000' });
-  tenant = await server.tenant({ rate: { minute: 1_000_000, hour: 1_000_000, day: 1_000_000 } });
   await importRecords(server, tenant.appId, [agent(1, 'UTC', everyDay('09:00', '17:00'))]);
 });
-afterAll(() => server.close());
 
 // Instants and days at the calendar's edges: years 0000 to 9999 (with offsets that cross a year),
 // days a month does not have, hours 24 and minutes 60.

@@ -1,16 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { useServer } from '../helpers/use-server.js';
 
 // The document's own errors on /graphql/stream answer as on /graphql to a client that accepts
 // application/graphql-response+json: a 400 with JSON `{errors}` with extensions.code (and
 // details), never a 500 or a message without a code.
-let server: TestServer;
-let tenant: Tenant;
-beforeAll(async () => {
-  server = await startTestServer();
-  tenant = await server.tenant();
-});
-afterAll(() => server.close());
+const { server, tenant } = useServer({ tenant: true });
 
 const stream = (body: string, token = tenant.accessToken) =>
   fetch(`${server.url}/graphql/stream`, {

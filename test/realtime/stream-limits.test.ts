@@ -1,20 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { registry } from '../../src/observability/metrics.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { futureDay } from '../scheduling/fixtures.js';
 import { booking, schedulingTenant } from '../webhooks/fixtures.js';
 import { produceEvents, rawStream, STREAM_ALL, type RawStream } from './stream-helpers.js';
 
 // Open streams are capped per client and per app (429 before a stream opens), and a stream whose
 // reader falls behind is closed with a stream_lagging error it can resume from with `after`.
-let server: TestServer;
+const { server } = useServer({ overrides: { STREAMS_PER_CLIENT: '2', STREAMS_PER_APP: '3', STREAM_QUEUE_EVENTS: '200', STREAM_QUEUE_BYTES: '262144' } });
 const open: RawStream[] = [];
-beforeAll(async () => {
-  server = await startTestServer({ STREAMS_PER_CLIENT: '2', STREAMS_PER_APP: '3', STREAM_QUEUE_EVENTS: '200', STREAM_QUEUE_BYTES: '262144' });
-});
-afterAll(async () => {
+afterAll(() => {
   for (const s of open) s.socket.destroy();
-  await server.close();
 });
 
 /** A counter's value in this process's registry (the server under test runs in it). */

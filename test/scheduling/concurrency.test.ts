@@ -1,16 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { useServer } from '../helpers/use-server.js';
 import { agent, agentIdOf, api, everyDay, futureDay, importRecords } from './fixtures.js';
 
 // Double booking is impossible by construction. On PostgreSQL (CI's second
 // run) the requests really race on separate connections and the exclusion constraint decides;
 // on PGlite they are serialized and the slot test decides. Either way exactly one wins.
-let server: TestServer;
-beforeAll(async () => {
-  // One client races itself here: its in-flight limit is raised above the race's width.
-  server = await startTestServer({ DB_POOL_MAX: '10', CLIENT_MAX_CONCURRENT: '64' });
-});
-afterAll(() => server.close());
+
+// One client races itself here: its in-flight limit is raised above the race's width.
+const { server } = useServer({ overrides: { DB_POOL_MAX: '10', CLIENT_MAX_CONCURRENT: '64' } });
 
 const PARALLEL = 8;
 const statuses = (responses: { status: number }[]) => responses.map((r) => r.status).sort();

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorEnvelope } from '../helpers/http.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { agent, agentIdOf, api, callIdOf, everyDay, futureDay, importedCall, importRecords } from './fixtures.js';
 
 // Text PostgreSQL cannot store is refused like a NUL, with the field's path. Unchecked, a lone
@@ -8,17 +8,13 @@ import { agent, agentIdOf, api, callIdOf, everyDay, futureDay, importedCall, imp
 // jsonb (the timeline's payload: a PATCH or DELETE reason) and silently become U+FFFD in text
 // columns (guestName).
 
-let server: TestServer;
-let tenant: Tenant;
+const { server, tenant } = useServer({ tenant: true });
 let a: ReturnType<typeof api>;
 
 beforeAll(async () => {
-  server = await startTestServer();
-  tenant = await server.tenant();
   a = api(server, tenant);
   await importRecords(server, tenant.appId, [agent(1, 'UTC', everyDay('00:00', '24:00'))]);
 });
-afterAll(() => server.close());
 
 const LONE = 'x\ud800y';
 const SURROGATE_MESSAGE = /lone UTF-16 surrogate/;

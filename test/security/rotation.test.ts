@@ -1,18 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { retireSigningKey, rotateSigningKeys } from '../../src/auth/keys.js';
 import { rotateClientSecret } from '../../src/apps/service.js';
 import { gql, request } from '../helpers/http.js';
-import { issueToken, startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { issueToken, startTestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 // Security review: signing-key rotation (a new kid in JWKS, old tokens valid until
 // they expire or their key is retired, then refused) and client-secret rotation.
-let server: TestServer;
-let tenant: Tenant;
-beforeAll(async () => {
-  server = await startTestServer({ KEYS_RELOAD_MS: '400' });
-  tenant = await server.tenant();
-});
-afterAll(() => server.close());
+const { server, tenant } = useServer({ overrides: { KEYS_RELOAD_MS: '400' }, tenant: true });
 
 const kidOf = (token: string) => (JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()) as { kid: string }).kid;
 const jwksKids = async () => ((await request(`${server.url}/.well-known/jwks.json`)).body.keys as { kid: string }[]).map((k) => k.kid);

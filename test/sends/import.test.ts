@@ -1,15 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { useServer } from '../helpers/use-server.js';
 import { catalogRecords, importRecords, newPhone, productListBody, send, userWrote } from './fixtures.js';
 
-let server: TestServer;
-let tenant: Tenant;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  tenant = await server.tenant();
-});
-afterAll(() => server.close());
+const { server, tenant } = useServer({ tenant: true });
 
 describe('NDJSON import types catalog and product', () => {
   it('counts catalogs and products, upserting a product that appears twice', async () => {

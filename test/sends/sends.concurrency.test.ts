@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { useServer } from '../helpers/use-server.js';
 import { message } from '../analytics/fixtures.js';
 import { request } from '../helpers/http.js';
 import { flowBody, importRecords, newPhone, newToken, send, statusUpdate, userWrote } from './fixtures.js';
@@ -8,13 +8,7 @@ import { flowBody, importRecords, newPhone, newToken, send, statusUpdate, userWr
 const onPostgres = Boolean(process.env.DATABASE_URL);
 
 describe.skipIf(!onPostgres)('concurrent sends on PostgreSQL', () => {
-  let server: TestServer;
-  let tenant: Tenant;
-  beforeAll(async () => {
-    server = await startTestServer({ DB_POOL_MAX: '10' });
-    tenant = await server.tenant();
-  });
-  afterAll(() => server?.close());
+  const { server, tenant } = useServer({ overrides: { DB_POOL_MAX: '10' }, tenant: true });
 
   it('of sends racing with one flow_token exactly one wins; the rest get 409', async () => {
     const phone = newPhone();

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorEnvelope, request } from '../helpers/http.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import {
   catalogRecords,
   flowBody,
@@ -15,12 +15,9 @@ import {
   userWrote,
 } from './fixtures.js';
 
-let server: TestServer;
-let tenant: Tenant;
+const { server, tenant } = useServer({ tenant: true });
 
 beforeAll(async () => {
-  server = await startTestServer();
-  tenant = await server.tenant();
   await importRecords(server, tenant.appId, [
     ...catalogRecords('cat-1', ['sku-1', 'sku-2', 'sku-3']),
     flowTemplate(1),
@@ -28,7 +25,6 @@ beforeAll(async () => {
     flowTemplate(3, { name: 'pending_one', status: 'PENDING' }),
   ]);
 });
-afterAll(() => server.close());
 
 const listMessages = (query = '') =>
   request(`${server.url}/api/v1/analytics/${tenant.appId}/messages${query}`, { token: tenant.accessToken });

@@ -1,20 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Scope } from '../../src/auth/scopes.js';
 import { expectErrorEnvelope, gql, request } from '../helpers/http.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import type { Tenant } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { flowBody, newPhone, userWrote } from './fixtures.js';
 
-let server: TestServer;
+const { server } = useServer();
 let owner: Tenant;
 let phone: string;
 
 beforeAll(async () => {
-  server = await startTestServer();
   owner = await server.tenant();
   phone = newPhone();
   await userWrote(server, owner, phone);
 });
-afterAll(() => server.close());
 
 const post = (appId: string, path: 'messages' | 'inbound', token: string, body: unknown) =>
   request(`${server.url}/api/v1/messaging/${appId}/${path}`, { token, json: body });

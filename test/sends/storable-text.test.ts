@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorEnvelope, request } from '../helpers/http.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { flowBody, flowTemplate, gql, importRecords, inbound, newPhone, newToken, send, templateBody, userWrote } from './fixtures.js';
 
 // Text PostgreSQL cannot store (NUL, or a lone UTF-16 surrogate such as the JSON escape
@@ -9,15 +9,11 @@ import { flowBody, flowTemplate, gql, importRecords, inbound, newPhone, newToken
 // before anything is written. Sends are stored in jsonb, which on its own would refuse a lone
 // surrogate with a 500 and a NUL with a detail whose field is "".
 
-let server: TestServer;
-let tenant: Tenant;
+const { server, tenant } = useServer({ tenant: true });
 
 beforeAll(async () => {
-  server = await startTestServer();
-  tenant = await server.tenant();
   await importRecords(server, tenant.appId, [flowTemplate(1)]);
 });
-afterAll(() => server.close());
 
 const LONE = 'a\ud800b';
 const NUL = 'a\u0000b';

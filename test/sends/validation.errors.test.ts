@@ -1,24 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorEnvelope } from '../helpers/http.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { catalogRecords, flowBody, gql, importRecords, newPhone, productListBody, send, userWrote } from './fixtures.js';
 
 // One row per rule of the Flow and Product List payloads, through the real REST route
 // (status, error type, dotted field path, detail code), and the same bodies through GraphQL.
 
-let server: TestServer;
-let tenant: Tenant;
+const { server, tenant } = useServer({ tenant: true });
 // Built at collection time, before beforeAll: the bodies below need the number already.
 const phone = newPhone();
 const skus = Array.from({ length: 31 }, (_, i) => `sku-${i + 1}`);
 
 beforeAll(async () => {
-  server = await startTestServer();
-  tenant = await server.tenant();
   await importRecords(server, tenant.appId, catalogRecords('cat-1', skus));
   await userWrote(server, tenant, phone);
 });
-afterAll(() => server.close());
 
 type Body = any;
 const flow = (edit: (b: Body) => void = () => {}) => {

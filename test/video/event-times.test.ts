@@ -1,20 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { gql, request } from '../helpers/http.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { callIdOf, contactcenter, importRecords, iso, participantIdOf, videoCall } from './fixtures.js';
 
 // A provider event cannot have happened later than now. Like the inbound messaging timestamp,
 // `at` may run ahead of our clock by a few minutes (clock skew), no more: an `at` in 2099 would
 // bill decades of minutes. Text the database cannot store is refused too.
 
-let server: TestServer;
-let tenant: Tenant;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  tenant = await server.tenant({ scopes: ['video:read', 'scheduling:write'] });
-});
-afterAll(() => server.close());
+const { server, tenant } = useServer({ tenant: { scopes: ['video:read', 'scheduling:write'] } });
 
 const FAR = '2099-01-01T00:00:00.000Z';
 const SKEW_MS = 5 * 60_000;

@@ -1,18 +1,11 @@
 import { count, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { videoCalls, videoParticipants, videoRecordings } from '../../src/video/tables.js';
 import { request } from '../helpers/http.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { callIdOf, importRecords, participantIdOf, recordingIdOf, videoCall } from './fixtures.js';
 
-let server: TestServer;
-let tenant: Tenant;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  tenant = await server.tenant({ scopes: ['video:read'] });
-});
-afterAll(() => server.close());
+const { server, tenant } = useServer({ tenant: { scopes: ['video:read'] } });
 
 const lookup = (n: number, token = tenant.accessToken) => request(`${server.videoUrl}/api/calls/${callIdOf(n)}`, { token });
 const rowCounts = async () => {

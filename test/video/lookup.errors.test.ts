@@ -1,22 +1,19 @@
 import { sql } from 'drizzle-orm';
 import { decodeJwt, generateKeyPair, SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { request, type JsonResponse } from '../helpers/http.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import type { Tenant } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { callIdOf, importRecords, videoCall } from './fixtures.js';
 
-let server: TestServer;
-let tenant: Tenant;
+const { server, tenant } = useServer({ tenant: { scopes: ['video:read'] } });
 let stranger: Tenant;
 
 beforeAll(async () => {
-  server = await startTestServer();
-  tenant = await server.tenant({ scopes: ['video:read'] });
   stranger = await server.tenant({ scopes: ['video:read'] });
   await importRecords(server, tenant.appId, [videoCall(1)]);
   await importRecords(server, stranger.appId, [videoCall(2, { title: 'stranger secret' })]);
 });
-afterAll(() => server.close());
 
 const lookup = (callId: string, init: { token?: string; headers?: Record<string, string>; method?: string } = {}) =>
   request(`${server.videoUrl}/api/calls/${callId}`, { token: tenant.accessToken, ...init });

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { request } from '../helpers/http.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import {
   callIdOf,
   contactcenter,
@@ -14,14 +14,7 @@ import {
   videoCall,
 } from './fixtures.js';
 
-let server: TestServer;
-let tenant: Tenant;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  tenant = await server.tenant({ scopes: ['video:read'] });
-});
-afterAll(() => server.close());
+const { server, tenant } = useServer({ tenant: { scopes: ['video:read'] } });
 
 const lookup = (callId: string, token = tenant.accessToken) => request(`${server.videoUrl}/api/calls/${callId}`, { token });
 

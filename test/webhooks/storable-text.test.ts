@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { gql } from '../helpers/http.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import type { Tenant } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 // Text PostgreSQL cannot store is refused with a 400 in the endpoint's own error type, naming
 // its field, and nothing is written (docs/rest.md). Unchecked, a lone UTF-16 surrogate in url or
@@ -8,11 +9,7 @@ import { startTestServer, type Tenant, type TestServer } from '../helpers/server
 // with details[].field ""). Its url and description are its only free text: eventTypes is an
 // enum, and the other webhook mutations take ids and a boolean.
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_POLL_MS: '0' });
-});
-afterAll(() => server.close());
+const { server } = useServer({ overrides: { WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_POLL_MS: '0' } });
 
 const CREATE = `mutation($appId: UUID!, $url: String!, $eventTypes: [String!]!, $description: String) {
   createWebhookSubscription(appId: $appId, url: $url, eventTypes: $eventTypes, description: $description) {
