@@ -8,7 +8,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { rawStream } from '../realtime/stream-helpers.js';
 
 const VIEWER = 'query Viewer { viewer { clientId } }';
-const EVENTS = 'subscription Events($app: UUID!) { scheduledCallEvents(appId: $app) { id eventType } }';
+const EVENTS = 'subscription Events($app: UUID!) { scheduledCallEvents(appId: $app) { id: eventId eventType } }';
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 const dir = mkdtempSync(join(tmpdir(), 'sb-trusted-'));
@@ -69,7 +69,7 @@ describe('trusted documents, strict', () => {
 
   it('over /graphql/stream only trusted texts subscribe', async () => {
     const tenant = await server.tenant({ scopes: ['scheduling:read'] });
-    const refused = await rawStream(server, tenant.accessToken, 'subscription($app: UUID!) { scheduledCallEvents(appId: $app) { id } }', { app: tenant.appId });
+    const refused = await rawStream(server, tenant.accessToken, 'subscription($app: UUID!) { scheduledCallEvents(appId: $app) { id: eventId } }', { app: tenant.appId });
     expect(await refused.status).toBe(400);
     await expect.poll(() => refused.body().endsWith('}]}')).toBe(true);
     refused.socket.destroy();

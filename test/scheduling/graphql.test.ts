@@ -15,7 +15,7 @@ describe('GraphQL: agents, hours, exceptions and DND', () => {
     const tenant = await server.tenant();
     const a = api(server, tenant);
     const saved = await a.gql(
-      `mutation($app: UUID!) { saveAgent(appId: $app, input: { name: "Bea", timezone: "Asia/Kathmandu", workingHours: { mon: [["09:00", "10:00"]] } }) { id name timezone workingHours } }`,
+      `mutation($app: UUID!) { saveAgent(appId: $app, input: { name: "Bea", timezone: "Asia/Kathmandu", workingHours: { mon: [["09:00", "10:00"]] } }) { id: agentId name timezone workingHours } }`,
       { app: tenant.appId },
     );
     expect(saved.body.errors).toBeUndefined();
@@ -55,7 +55,7 @@ describe('GraphQL: agents, hours, exceptions and DND', () => {
     const tenant = await server.tenant();
     const a = api(server, tenant);
     await importRecords(server, tenant.appId, [agent(1, 'UTC', {}), importedCall(1, 1, '2026-03-09T10:00:00.000Z')]);
-    const badZone = await a.gql(`mutation($app: UUID!) { saveAgent(appId: $app, input: { name: "X", timezone: "Moon/Base" }) { id } }`, { app: tenant.appId });
+    const badZone = await a.gql(`mutation($app: UUID!) { saveAgent(appId: $app, input: { name: "X", timezone: "Moon/Base" }) { id: agentId } }`, { app: tenant.appId });
     expect(codeOf(badZone)).toBe('invalid_request');
     expect(badZone.body.errors![0]!.extensions!.details).toEqual([{ field: 'input.timezone', code: 'invalid_value', message: 'must be an IANA time zone' }]);
     const badHours = await a.gql(`mutation($app: UUID!, $id: UUID!) { setAgentWorkingHours(appId: $app, agentId: $id, workingHours: { mon: [["9am", "5pm"]] }) { id } }`, {
@@ -74,7 +74,7 @@ describe('GraphQL: agents, hours, exceptions and DND', () => {
       { app: tenant.appId, id: agentIdOf(9) },
     );
     expect(codeOf(noAgent)).toBe('invalid_request');
-    expect(codeOf(await a.gql(`query($app: UUID!, $id: UUID!) { agent(appId: $app, id: $id) { id } }`, { app: tenant.appId, id: agentIdOf(9) }))).toBe('not_found');
+    expect(codeOf(await a.gql(`query($app: UUID!, $id: UUID!) { agent(appId: $app, id: $id) { id: agentId } }`, { app: tenant.appId, id: agentIdOf(9) }))).toBe('not_found');
     expect(codeOf(await a.gql(`mutation($app: UUID!, $id: UUID!) { deleteAgent(appId: $app, id: $id) { id } }`, { app: tenant.appId, id: agentIdOf(1) }))).toBe('conflict');
   });
 
@@ -82,10 +82,10 @@ describe('GraphQL: agents, hours, exceptions and DND', () => {
     const tenant = await server.tenant();
     const reader = await (await server.client({ apps: [tenant.appId], scopes: ['scheduling:read'] })).token();
     const a = api(server, tenant);
-    const res = await a.gql(`mutation($app: UUID!) { saveAgent(appId: $app, input: { name: "X", timezone: "UTC" }) { id } }`, { app: tenant.appId }, reader);
+    const res = await a.gql(`mutation($app: UUID!) { saveAgent(appId: $app, input: { name: "X", timezone: "UTC" }) { id: agentId } }`, { app: tenant.appId }, reader);
     expect(codeOf(res)).toBe('forbidden');
     const stranger = await server.tenant();
-    expect(codeOf(await a.gql(`query($app: UUID!) { agents(appId: $app) { id } }`, { app: tenant.appId }, stranger.accessToken))).toBe('forbidden');
+    expect(codeOf(await a.gql(`query($app: UUID!) { agents(appId: $app) { id: agentId } }`, { app: tenant.appId }, stranger.accessToken))).toBe('forbidden');
   });
 });
 
@@ -95,7 +95,7 @@ describe('GraphQL: scheduled calls', () => {
     const a = api(server, tenant);
     await importRecords(server, tenant.appId, [agent(1, 'UTC', everyDay('00:00', '24:00'))]);
     const created = await a.gql(
-      `mutation($app: UUID!, $at: DateTime!) { createScheduledCall(appId: $app, input: { scheduledAtUtc: $at, durationMinutes: 20, guestName: "Cy" }) { id status } }`,
+      `mutation($app: UUID!, $at: DateTime!) { createScheduledCall(appId: $app, input: { scheduledAtUtc: $at, durationMinutes: 20, guestName: "Cy" }) { id: callId status } }`,
       { app: tenant.appId, at: futureDay(30, 9).toISOString() },
     );
     const id = created.body.data.createScheduledCall.id;
@@ -105,8 +105,8 @@ describe('GraphQL: scheduled calls', () => {
     );
     expect(updated.body.data.updateScheduledCall).toEqual({ scheduledAt: futureDay(30, 11).toISOString(), guestEmail: 'cy@example.com' });
     const graph = await a.gql(
-      `query($app: UUID!, $id: UUID!) { scheduledCall(appId: $app, id: $id) { id appId assignedAgentId bookingSource guestName guestPhone guestEmail guestTimezone
-        guestIntakeNotes scheduledAt durationMinutes appTimezone status createdAt events { id eventType actorType actorId payload createdAt } } }`,
+      `query($app: UUID!, $id: UUID!) { scheduledCall(appId: $app, id: $id) { id: callId appId assignedAgentId bookingSource guestName guestPhone guestEmail guestTimezone
+        guestIntakeNotes scheduledAt durationMinutes appTimezone status createdAt events { id: eventId eventType actorType actorId payload createdAt } } }`,
       { app: tenant.appId, id },
     );
     const rest = (await a.get(id)).body.data;
@@ -119,9 +119,9 @@ describe('GraphQL: scheduled calls', () => {
       id,
     });
     expect(cancelled.body.data.cancelScheduledCall).toMatchObject({ status: 'cancelled', cancellationReason: 'done' });
-    const conflict = await a.gql(`mutation($app: UUID!, $id: UUID!) { updateScheduledCall(appId: $app, id: $id, input: { guestName: "Z" }) { id } }`, { app: tenant.appId, id });
+    const conflict = await a.gql(`mutation($app: UUID!, $id: UUID!) { updateScheduledCall(appId: $app, id: $id, input: { guestName: "Z" }) { id: callId } }`, { app: tenant.appId, id });
     expect(codeOf(conflict)).toBe('conflict');
-    const empty = await a.gql(`mutation($app: UUID!, $id: UUID!) { updateScheduledCall(appId: $app, id: $id, input: {}) { id } }`, { app: tenant.appId, id });
+    const empty = await a.gql(`mutation($app: UUID!, $id: UUID!) { updateScheduledCall(appId: $app, id: $id, input: {}) { id: callId } }`, { app: tenant.appId, id });
     expect(codeOf(empty)).toBe('invalid_request');
   });
 
@@ -135,7 +135,7 @@ describe('GraphQL: scheduled calls', () => {
       message: res.body.errors?.[0]?.message,
     });
     const create = (input: string, at: string) =>
-      a.gql(`mutation($app: UUID!, $at: DateTime!) { createScheduledCall(appId: $app, input: { scheduledAtUtc: $at, durationMinutes: 20, guestName: "Cy"${input} }) { id } }`, {
+      a.gql(`mutation($app: UUID!, $at: DateTime!) { createScheduledCall(appId: $app, input: { scheduledAtUtc: $at, durationMinutes: 20, guestName: "Cy"${input} }) { id: callId } }`, {
         app: tenant.appId,
         at,
       });
@@ -147,7 +147,7 @@ describe('GraphQL: scheduled calls', () => {
     const stranger = '"00000000-0000-4000-8000-000000000001"';
     expect(detailsOf(await create(`, assignedAgentId: ${stranger}`, futureDay(30, 9).toISOString()))).toMatchObject({ fields: ['input.assignedAgentId'] });
     const id = (await create('', futureDay(30, 9).toISOString())).body.data.createScheduledCall.id;
-    const moved = await a.gql(`mutation($app: UUID!, $id: UUID!) { updateScheduledCall(appId: $app, id: $id, input: { assignedAgentId: ${stranger} }) { id } }`, {
+    const moved = await a.gql(`mutation($app: UUID!, $id: UUID!) { updateScheduledCall(appId: $app, id: $id, input: { assignedAgentId: ${stranger} }) { id: callId } }`, {
       app: tenant.appId,
       id,
     });
@@ -187,7 +187,7 @@ describe('GraphQL: scheduled calls', () => {
     ]);
     const statementsFor = async (first: number) => {
       const before = server.runtime.database.queries.count;
-      const res = await a.gql(`query($app: UUID!, $n: Int) { scheduledCalls(appId: $app, first: $n) { nodes { id events { eventType } } } }`, { app: tenant.appId, n: first });
+      const res = await a.gql(`query($app: UUID!, $n: Int) { scheduledCalls(appId: $app, first: $n) { nodes { id: callId events { eventType } } } }`, { app: tenant.appId, n: first });
       expect(res.body.data.scheduledCalls.nodes).toHaveLength(first);
       return server.runtime.database.queries.count - before;
     };
