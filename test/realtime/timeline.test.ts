@@ -16,7 +16,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const TIMELINE = `subscription($app: UUID!, $id: UUID!, $after: UUID) {
-  scheduledCallTimeline(appId: $app, callId: $id, after: $after) { id callId eventType actorType payload } }`;
+  scheduledCallTimeline(appId: $app, callId: $id, after: $after) { id: eventId callId eventType actorType payload } }`;
 const APP_EVENTS = `subscription($app: UUID!, $after: UUID) { scheduledCallEvents(appId: $app, after: $after) { id: eventId callId eventType } }`;
 
 interface Received {

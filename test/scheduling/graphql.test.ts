@@ -206,7 +206,7 @@ describe('GraphQL: scheduled calls', () => {
       ...Array.from({ length: 5 }, (_, i) => importedCall(600 + i, 1, new Date(Date.UTC(2026, 2, 2, 9 + i)).toISOString())),
     ]);
     const page = async (after?: string) =>
-      (await a.gql(`query($app: UUID!, $after: String) { scheduledCalls(appId: $app, first: 10, after: $after) { edges { cursor node { id } } } }`, { app: tenant.appId, after }))
+      (await a.gql(`query($app: UUID!, $after: String) { scheduledCalls(appId: $app, first: 10, after: $after) { edges { cursor node { id: callId } } } }`, { app: tenant.appId, after }))
         .body.data.scheduledCalls.edges as { cursor: string; node: { id: string } }[];
     const all = await page();
     expect(all.map((e) => e.node.id)).toEqual([600, 601, 602, 603, 604].map(callIdOf));
