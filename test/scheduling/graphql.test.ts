@@ -46,7 +46,7 @@ describe('GraphQL: agents, hours, exceptions and DND', () => {
     await a.gql(`mutation($app: UUID!, $id: UUID!) { removeAvailabilityException(appId: $app, id: $id) { id } }`, { app: tenant.appId, id: blocked.body.data.addAvailabilityException.id });
     await a.gql(`mutation($app: UUID!, $id: UUID!) { removeDndWindow(appId: $app, id: $id) { id } }`, { app: tenant.appId, id: dnd.body.data.addDndWindow.id });
     expect(await slots()).toEqual(['04:15', '04:30', '04:45']);
-    const deleted = await a.gql(`mutation($app: UUID!, $id: UUID!) { deleteAgent(appId: $app, id: $id) { id } }`, { app: tenant.appId, id });
+    const deleted = await a.gql(`mutation($app: UUID!, $id: UUID!) { deleteAgent(appId: $app, id: $id) { id: agentId } }`, { app: tenant.appId, id });
     expect(deleted.body.data.deleteAgent.id).toBe(id);
     expect(await slots()).toEqual([]);
   });
@@ -58,7 +58,7 @@ describe('GraphQL: agents, hours, exceptions and DND', () => {
     const badZone = await a.gql(`mutation($app: UUID!) { saveAgent(appId: $app, input: { name: "X", timezone: "Moon/Base" }) { id: agentId } }`, { app: tenant.appId });
     expect(codeOf(badZone)).toBe('invalid_request');
     expect(badZone.body.errors![0]!.extensions!.details).toEqual([{ field: 'input.timezone', code: 'invalid_value', message: 'must be an IANA time zone' }]);
-    const badHours = await a.gql(`mutation($app: UUID!, $id: UUID!) { setAgentWorkingHours(appId: $app, agentId: $id, workingHours: { mon: [["9am", "5pm"]] }) { id } }`, {
+    const badHours = await a.gql(`mutation($app: UUID!, $id: UUID!) { setAgentWorkingHours(appId: $app, agentId: $id, workingHours: { mon: [["9am", "5pm"]] }) { id: agentId } }`, {
       app: tenant.appId,
       id: agentIdOf(1),
     });
@@ -75,7 +75,7 @@ describe('GraphQL: agents, hours, exceptions and DND', () => {
     );
     expect(codeOf(noAgent)).toBe('invalid_request');
     expect(codeOf(await a.gql(`query($app: UUID!, $id: UUID!) { agent(appId: $app, id: $id) { id: agentId } }`, { app: tenant.appId, id: agentIdOf(9) }))).toBe('not_found');
-    expect(codeOf(await a.gql(`mutation($app: UUID!, $id: UUID!) { deleteAgent(appId: $app, id: $id) { id } }`, { app: tenant.appId, id: agentIdOf(1) }))).toBe('conflict');
+    expect(codeOf(await a.gql(`mutation($app: UUID!, $id: UUID!) { deleteAgent(appId: $app, id: $id) { id: agentId } }`, { app: tenant.appId, id: agentIdOf(1) }))).toBe('conflict');
   });
 
   it('scheduling:read cannot change calendars; another app cannot read them', async () => {

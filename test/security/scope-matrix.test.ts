@@ -341,9 +341,9 @@ const gqlCases: Record<string, GqlCase> = {
     query: 'mutation($app: UUID!) { createWebhookSubscription(appId: $app, url: "http://127.0.0.1:9/y", eventTypes: ["scheduled.cancelled"]) { secret } }',
     expect: ok(),
   },
-  'Mutation.deleteAgent': { query: 'mutation($app: UUID!, $id: UUID!) { deleteAgent(appId: $app, id: $id) { id } }', variables: () => ({ id: f.agentToDelete }), expect: ok() },
+  'Mutation.deleteAgent': { query: 'mutation($app: UUID!, $id: UUID!) { deleteAgent(appId: $app, id: $id) { id: agentId } }', variables: () => ({ id: f.agentToDelete }), expect: ok() },
   'Mutation.deleteWebhookSubscription': {
-    query: 'mutation($app: UUID!, $id: UUID!) { deleteWebhookSubscription(appId: $app, id: $id) { id } }',
+    query: 'mutation($app: UUID!, $id: UUID!) { deleteWebhookSubscription(appId: $app, id: $id) { id: subscriptionId } }',
     variables: () => ({ id: f.webhookToDelete }),
     expect: ok(),
   },
@@ -353,7 +353,7 @@ const gqlCases: Record<string, GqlCase> = {
     expect: ok(),
   },
   'Mutation.recordScheduledCallOutcome': {
-    query: 'mutation($app: UUID!, $id: UUID!) { recordScheduledCallOutcome(appId: $app, id: $id, outcome: "completed") { id } }',
+    query: 'mutation($app: UUID!, $id: UUID!) { recordScheduledCallOutcome(appId: $app, id: $id, outcome: "completed") { id: callId } }',
     variables: () => ({ id: f.callForOutcome }),
     // A booking cannot be made in the past, and an outcome waits for the call to start.
     expect: refused(200, 'conflict'),
@@ -418,12 +418,12 @@ const gqlCases: Record<string, GqlCase> = {
     expect: ok(),
   },
   'Mutation.setAgentWorkingHours': {
-    query: 'mutation($app: UUID!, $id: UUID!, $hours: JSON!) { setAgentWorkingHours(appId: $app, agentId: $id, workingHours: $hours) { id } }',
+    query: 'mutation($app: UUID!, $id: UUID!, $hours: JSON!) { setAgentWorkingHours(appId: $app, agentId: $id, workingHours: $hours) { id: agentId } }',
     variables: () => ({ id: f.agent, hours: { mon: [['06:00', '20:00']] } }),
     expect: ok(),
   },
   'Mutation.setWebhookSubscriptionStatus': {
-    query: 'mutation($app: UUID!, $id: UUID!) { setWebhookSubscriptionStatus(appId: $app, id: $id, active: false) { id } }',
+    query: 'mutation($app: UUID!, $id: UUID!) { setWebhookSubscriptionStatus(appId: $app, id: $id, active: false) { id: subscriptionId } }',
     variables: () => ({ id: f.webhook }),
     expect: ok(),
   },

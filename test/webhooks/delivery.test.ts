@@ -301,8 +301,8 @@ describe('subscriptions: validation, scopes and tenancy', () => {
       [`mutation($appId: UUID!, $url: String!) { createWebhookSubscription(appId: $appId, url: $url, eventTypes: ["scheduled.cancelled"]) { secret } }`, { appId, url: receiver.url }],
       [`query($appId: UUID!) { webhookSubscriptions(appId: $appId) { id: subscriptionId } }`, { appId }],
       [`query($appId: UUID!) { webhookDeliveries(appId: $appId) { nodes { id: deliveryId } } }`, { appId }],
-      [`mutation($appId: UUID!, $id: UUID!) { deleteWebhookSubscription(appId: $appId, id: $id) { id } }`, { appId, id }],
-      [`mutation($appId: UUID!, $id: UUID!) { setWebhookSubscriptionStatus(appId: $appId, id: $id, active: false) { id } }`, { appId, id }],
+      [`mutation($appId: UUID!, $id: UUID!) { deleteWebhookSubscription(appId: $appId, id: $id) { id: subscriptionId } }`, { appId, id }],
+      [`mutation($appId: UUID!, $id: UUID!) { setWebhookSubscriptionStatus(appId: $appId, id: $id, active: false) { id: subscriptionId } }`, { appId, id }],
     ];
     for (const token of [noScope.accessToken, noScopeSameApp, otherApp.accessToken]) {
       for (const [query, variables] of operations) {
