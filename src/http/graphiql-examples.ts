@@ -42,6 +42,9 @@ query Viewer {
   },
   {
     query: `# Analytics (scopes messages:read, campaigns:read, analytics:read).
+# id is a global id: refetch any of these with
+#   node(id: "<id>") { ... on Campaign { campaignId name } }
+# messageId and campaignId are the raw ids REST paths take.
 query AnalyticsOverview($appId: UUID!, $first: Int) {
   messages(appId: $appId, first: $first, direction: "outbound") {
     nodes { id messageId status channel userPhone sentAt createdAt }
