@@ -16,7 +16,7 @@ import { startTestServer, type Tenant, type TestServer } from '../test/helpers/s
 import { agent, api, everyDay, futureDay, importRecords } from '../test/scheduling/fixtures.js';
 
 const SUBSCRIBE = `mutation($appId: UUID!, $url: String!) {
-  createWebhookSubscription(appId: $appId, url: $url, eventTypes: ["scheduled.cancelled"]) { subscription { id } }
+  createWebhookSubscription(appId: $appId, url: $url, eventTypes: ["scheduled.cancelled"]) { subscription { id: subscriptionId } }
 }`;
 
 export interface FairnessOptions {

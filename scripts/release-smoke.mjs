@@ -152,7 +152,7 @@ try {
   const everyDay = Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((d) => [d, [['00:00', '24:00']]]));
   const { saveAgent } = await graphql(
     token,
-    'mutation($app: UUID!, $input: AgentInput!) { saveAgent(appId: $app, input: $input) { id } }',
+    'mutation($app: UUID!, $input: AgentInput!) { saveAgent(appId: $app, input: $input) { id: agentId } }',
     { app: appId, input: { name: 'Smoke agent', timezone: 'UTC', workingHours: everyDay } },
   );
   const queried = await graphql(token, 'query($app: UUID!, $id: UUID!) { agent(appId: $app, id: $id) { id name timezone } }', { app: appId, id: saveAgent.id });

@@ -77,7 +77,7 @@ export const messagesDeep: Scenario = {
 const graphqlDocument = `query Messages($appId: UUID!, $first: Int) {
   messages(appId: $appId, first: $first) {
     limit pageInfo { hasNextPage endCursor }
-    nodes { id source destination providerFrom providerTo channel direction messageType userPhone conversationKey
+    nodes { id: messageId source destination providerFrom providerTo channel direction messageType userPhone conversationKey
       providerMessageId status sentAt failedAt errorMessage createdAt }
   }
 }`;

@@ -118,7 +118,7 @@ export const sseFanout: FanoutScenario = {
   rounds: Number(process.env.BENCH_SSE_ROUNDS ?? 5),
   targetMs: 250,
   subscription: (ctx) => ({
-    query: 'subscription Fanout($app: UUID!) { scheduledCallEvents(appId: $app) { id callId eventType payload } }',
+    query: 'subscription Fanout($app: UUID!) { scheduledCallEvents(appId: $app) { eventId callId eventType payload } }',
     variables: { app: ctx.dataset.otherAppId },
   }),
   call: (ctx) => {

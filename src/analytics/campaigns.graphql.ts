@@ -16,7 +16,7 @@ export const FunnelRef = builder.objectRef<FunnelCounts>('Funnel').implement({
 export const CampaignRef = builder.objectRef<CampaignRow>('Campaign').implement({
   description: 'A messaging campaign. Scope: campaigns:read.',
   fields: (t) => ({
-    id: t.exposeID('id', { description: 'Campaign id (UUID).' }),
+    campaignId: t.exposeID('id', { description: 'Campaign id (UUID), its raw id.' }),
     name: t.exposeString('name', { description: 'Campaign name.' }),
     status: t.exposeString('status', { description: 'One of active, completed, paused, failed, scheduled, running.' }),
     totalContacts: t.exposeInt('totalContacts', { description: 'Contacts targeted.' }),

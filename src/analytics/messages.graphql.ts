@@ -8,7 +8,7 @@ import type { MessageRow } from './tables.js';
 export const MessageRef = builder.objectRef<MessageRow>('Message').implement({
   description: 'A connector message. Scope: messages:read.',
   fields: (t) => ({
-    id: t.exposeString('id', { description: 'Message id.' }),
+    messageId: t.exposeString('id', { description: 'Message id (raw).' }),
     source: t.exposeString('source', { description: 'Connector source system.' }),
     destination: t.exposeString('destination', { description: 'Connector destination system.' }),
     providerFrom: t.exposeString('providerFrom', { description: 'Sender address at the provider.' }),

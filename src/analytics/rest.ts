@@ -14,7 +14,7 @@ const listEnvelope = <T>(page: Connection<T>) => ({
 
 // A message as a list item: the sixteen list fields, in the REST API's snake_case.
 const messageListFields = `
-  id source destination provider_from: providerFrom provider_to: providerTo channel direction
+  id: messageId source destination provider_from: providerFrom provider_to: providerTo channel direction
   message_type: messageType user_phone: userPhone conversation_key: conversationKey
   provider_message_id: providerMessageId status sent_at: sentAt failed_at: failedAt
   error_message: errorMessage created_at: createdAt`;
@@ -37,7 +37,7 @@ export const analyticsRoutes: RestRoute[] = [
   }),
 ];
 
-const campaignListFields = 'id name status total_contacts: totalContacts sent_count: sentCount created_at: createdAt';
+const campaignListFields = 'id: campaignId name status total_contacts: totalContacts sent_count: sentCount created_at: createdAt';
 const campaignsQuery = `query RestCampaigns($appId: UUID!, $first: Int, $after: String, $status: [String!], $search: String,
   $tags: [String!], $startDate: String, $endDate: String, $createdFrom: DateTime, $createdBefore: DateTime) {
   campaigns(appId: $appId, first: $first, after: $after, status: $status, search: $search, tags: $tags,
@@ -119,7 +119,7 @@ analyticsRoutes.push(
   }),
 );
 
-const templateFields = `id app_id: appId name category language status header_type: headerType header_text: headerText
+const templateFields = `id: templateId app_id: appId name category language status header_type: headerType header_text: headerText
   body_text: bodyText body_variables: bodyVariables footer_text: footerText buttons
   provider_template_id: providerTemplateId provider_status: providerStatus
   provider_rejection_reason: providerRejectionReason provider_quality: providerQuality

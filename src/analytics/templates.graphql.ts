@@ -7,7 +7,7 @@ import { buttonCount, getTemplate, listTemplates, quickReplyCount, templateFilte
 export const TemplateRef = builder.objectRef<TemplateRow>('Template').implement({
   description: 'A message template. Scope: analytics:read.',
   fields: (t) => ({
-    id: t.exposeID('id', { description: 'Template id (UUID).' }),
+    templateId: t.exposeID('id', { description: 'Template id (UUID), its raw id.' }),
     appId: t.exposeID('appId', { description: 'The app of the template.' }),
     name: t.exposeString('name', { description: 'Template name.' }),
     category: t.exposeString('category', { description: 'Template category.' }),

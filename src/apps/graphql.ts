@@ -6,7 +6,7 @@ import { apps, type AppRow } from './tables.js';
 export const AppRef = builder.objectRef<AppRow>('App').implement({
   description: 'A tenant: every analytics, scheduling and video record belongs to one app.',
   fields: (t) => ({
-    id: t.exposeID('id', { description: 'The app id (UUID).' }),
+    appId: t.exposeID('id', { description: 'The app id (UUID), its raw id.' }),
     name: t.exposeString('name', { description: "The app's display name." }),
     timezone: t.exposeString('timezone', { description: 'IANA time zone of the app (app_timezone of scheduled calls).' }),
     createdAt: t.expose('createdAt', { description: 'When it was created (ISO 8601 UTC).', type: 'DateTime' }),

@@ -1,5 +1,6 @@
 import SchemaBuilder from '@pothos/core';
 import ComplexityPlugin, { ComplexityErrorKind, type ComplexityErrorFn } from '@pothos/plugin-complexity';
+import RelayPlugin from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import ZodPlugin from '@pothos/plugin-zod';
 import { Kind, type GraphQLResolveInfo } from 'graphql';
@@ -9,6 +10,7 @@ import { zodIssuesToDetails } from '../errors/zod-details.js';
 import type { RequestContext } from '../runtime.js';
 import { isoInstant } from '../time/iso-instant.js';
 import { INPUT_YEARS, parseInstant, RANGE_MESSAGE, type InputProblem } from '../time/instant-input.js';
+import { checkNodeCount, decodeNodeId, MAX_NODE_IDS } from './node-id.js';
 
 export type Context = RequestContext;
 
@@ -26,7 +28,7 @@ export const builder = new SchemaBuilder<{
   };
   DefaultFieldNullability: false;
 }>({
-  plugins: [ScopeAuthPlugin, ZodPlugin, ComplexityPlugin],
+  plugins: [ScopeAuthPlugin, RelayPlugin, ZodPlugin, ComplexityPlugin],
   defaultFieldNullability: false,
   scopeAuth: {
     authorizeOnSubscribe: true,
@@ -38,6 +40,26 @@ export const builder = new SchemaBuilder<{
   },
   zod: {
     validationError: (error, _args, _ctx, info) => validationFailed(zodIssuesToDetails(error.issues), validationErrorType(info)),
+  },
+  // Global object identification only: connections stay connection.ts's keyset pages.
+  relay: {
+    decodeGlobalID: (globalID) => decodeNodeId(globalID),
+    nodeTypeOptions: { description: 'An object with a global id: refetch it with `node(id:)`.' },
+    idFieldOptions: { description: 'Global id (opaque): pass it to `node` or `nodes` to refetch this object. The raw id is its own field.' },
+    nodeQueryOptions: {
+      description: 'The object with this global id, if the token may read it: null for an unknown id and for one of an app the token has no access to. Needs the scope its type needs (forbidden without it).',
+      complexity: 1,
+      args: { id: { description: 'A global id, the `id` of a Node.' } },
+    },
+    nodesQueryOptions: {
+      description: `The objects with these global ids (at most ${MAX_NODE_IDS}), in order; null where node(id:) would be null. Loaded in one query per type.`,
+      args: { ids: { description: `Global ids, the \`id\` of Nodes (at most ${MAX_NODE_IDS}).` } },
+      complexity: (args: { ids?: readonly unknown[] }) => ({ field: 1, multiplier: Math.min(args.ids?.length ?? 1, MAX_NODE_IDS) }),
+      resolve: (_root, args, _ctx, _info, resolveNodes) => {
+        checkNodeCount(args.ids);
+        return resolveNodes(args.ids);
+      },
+    },
   },
   complexity: {
     defaultComplexity: 1,

@@ -42,13 +42,16 @@ query Viewer {
   },
   {
     query: `# Analytics (scopes messages:read, campaigns:read, analytics:read).
+# id is a global id: refetch any of these with
+#   node(id: "<id>") { ... on Campaign { campaignId name } }
+# messageId and campaignId are the raw ids REST paths take.
 query AnalyticsOverview($appId: UUID!, $first: Int) {
   messages(appId: $appId, first: $first, direction: "outbound") {
-    nodes { id status channel userPhone sentAt createdAt }
+    nodes { id messageId status channel userPhone sentAt createdAt }
     pageInfo { hasNextPage endCursor }
   }
   campaigns(appId: $appId, first: $first) {
-    nodes { id name status totalContacts sentCount stats { sent delivered read failed } }
+    nodes { id campaignId name status totalContacts sentCount stats { sent delivered read failed } }
   }
   summaryMetrics(appId: $appId) { sent delivered read failed cost contacts }
   dailyMetrics(appId: $appId, timezone: "UTC") { date sent delivered read failed cost }
@@ -65,13 +68,13 @@ query Availability($appId: UUID!, $fromUtc: DateTime!, $toUtc: DateTime!) {
     slots { startUtc endUtc agentId }
   }
   scheduledCalls(appId: $appId, first: 10, status: "scheduled") {
-    nodes { id guestName scheduledAt durationMinutes status assignedAgentId }
+    nodes { id callId guestName scheduledAt durationMinutes status assignedAgentId }
   }
 }
 
 mutation BookCall($appId: UUID!, $input: CreateScheduledCallInput!) {
   createScheduledCall(appId: $appId, input: $input) {
-    id status scheduledAt assignedAgentId
+    id callId status scheduledAt assignedAgentId
     events { eventType actorType createdAt }
   }
 }
@@ -149,7 +152,7 @@ query VideoCalls($appId: UUID!) {
 # every scheduled-call event of the app as its transaction commits.
 subscription CallEvents($appId: UUID!) {
   scheduledCallEvents(appId: $appId) {
-    id callId eventType actorType actorId payload createdAt
+    id eventId callId eventType actorType actorId payload createdAt
   }
 }
 `,

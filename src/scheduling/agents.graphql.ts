@@ -52,10 +52,10 @@ const rangeArgs = builder.args((t) => ({
   toUtc: t.field({ type: 'DateTime', description: 'Only windows starting before this instant.' }),
 }));
 
-const Agent = builder.objectRef<AgentRow>('Agent').implement({
+export const Agent = builder.objectRef<AgentRow>('Agent').implement({
   description: 'A member who takes calls. Scope: scheduling:read.',
   fields: (t) => ({
-    id: t.exposeID('id', { description: 'Identifier.' }),
+    agentId: t.exposeID('id', { description: 'Agent id (UUID), its raw id.' }),
     name: t.exposeString('name', { description: "The agent's display name." }),
     timezone: t.exposeString('timezone', { description: 'IANA time zone of the working hours.' }),
     workingHours: t.field({ type: 'JSON', description: hoursDescription, resolve: (agent) => agent.workingHours }),

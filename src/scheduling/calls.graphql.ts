@@ -25,7 +25,7 @@ const write = (appId: string) => ({ $all: { scope: 'scheduling:write' as const, 
 export const ScheduledCallEvent = builder.objectRef<ScheduledCallEventRow>('ScheduledCallEvent').implement({
   description: 'One entry of a call timeline, oldest first.',
   fields: (t) => ({
-    id: t.exposeID('id', { description: 'Event id (UUID); pass it as `after` to resume a subscription.' }),
+    eventId: t.exposeID('id', { description: 'Event id (UUID), its raw id; pass it as `after` to resume a subscription.' }),
     callId: t.exposeID('callId', { description: 'The scheduled call.' }),
     eventType: t.exposeString('eventType', {
       description: 'created, rescheduled, assigned, updated, cancelled, completed or no_show.',
@@ -45,7 +45,7 @@ export const ScheduledCallEvent = builder.objectRef<ScheduledCallEventRow>('Sche
 export const ScheduledCall = builder.objectRef<ScheduledCallRow>('ScheduledCall').implement({
   description: 'A booked video call with an agent. Scope: scheduling:read.',
   fields: (t) => ({
-    id: t.exposeID('id', { description: 'Call id (UUID).' }),
+    callId: t.exposeID('id', { description: 'Call id (UUID), its raw id.' }),
     appId: t.exposeID('appId', { description: 'The app of the call.' }),
     assignedAgentId: t.exposeID('assignedAgentId', { description: 'The agent assigned to the call.' }),
     bookingSource: t.exposeString('bookingSource', { description: 'Where the booking came from; `api` unless given.' }),

@@ -4,12 +4,12 @@ import { defineRoute, type RestRoute } from '../rest/adapter.js';
 
 // A scheduled call's full record, in its REST snake_case names (plus the intake notes PATCH edits).
 const callRecordFields = `
-  id app_id: appId assigned_agent_id: assignedAgentId booking_source: bookingSource
+  id: callId app_id: appId assigned_agent_id: assignedAgentId booking_source: bookingSource
   guest_name: guestName guest_phone: guestPhone guest_email: guestEmail guest_timezone: guestTimezone
   guest_intake_notes: guestIntakeNotes scheduled_at: scheduledAt duration_minutes: durationMinutes
   app_timezone: appTimezone status created_at: createdAt
   cancelled_at: cancelledAt cancellation_reason: cancellationReason`;
-const eventFields = 'id event_type: eventType actor_type: actorType actor_id: actorId payload created_at: createdAt';
+const eventFields = 'id: eventId event_type: eventType actor_type: actorType actor_id: actorId payload created_at: createdAt';
 
 type CallRecord = Record<string, unknown> & { cancelled_at: string | null; cancellation_reason: string | null };
 
@@ -52,7 +52,7 @@ export const schedulingRoutes: RestRoute[] = [
     body: { variable: 'input' },
     invalidJson: 'invalid_request',
     document: `mutation RestUpdateScheduledCall($appId: UUID!, $id: UUID!, $input: UpdateScheduledCallInput!) {
-      updateScheduledCall(appId: $appId, id: $id, input: $input) { id scheduled_at: scheduledAt status }
+      updateScheduledCall(appId: $appId, id: $id, input: $input) { id: callId scheduled_at: scheduledAt status }
     }`,
     respond: (data) => ({ body: { data: { call: data.updateScheduledCall } } }),
   }),
@@ -65,7 +65,7 @@ export const schedulingRoutes: RestRoute[] = [
     invalidJson: 'invalid_request',
     document: `mutation RestCancelScheduledCall($appId: UUID!, $id: UUID!, $reason: String) {
       cancelScheduledCall(appId: $appId, id: $id, reason: $reason) {
-        id status cancelled_at: cancelledAt cancellation_reason: cancellationReason
+        id: callId status cancelled_at: cancelledAt cancellation_reason: cancellationReason
       }
     }`,
     respond: (data) => ({ body: { data: { call: data.cancelScheduledCall } } }),

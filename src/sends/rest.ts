@@ -5,7 +5,7 @@ const sentMessageFields = `id status to kind message_type: messageType provider_
   flow_token: flowToken template_name: templateName product_item_count: productItemCount created_at: createdAt`;
 
 // A message's fields as the analytics message list shows them, so both read alike.
-const messageFields = `id source destination provider_from: providerFrom provider_to: providerTo channel direction
+const messageFields = `id: messageId source destination provider_from: providerFrom provider_to: providerTo channel direction
   message_type: messageType user_phone: userPhone conversation_key: conversationKey
   provider_message_id: providerMessageId status sent_at: sentAt failed_at: failedAt
   error_message: errorMessage created_at: createdAt`;

@@ -16,10 +16,10 @@ import type { WebhookDeliveryRow, WebhookSubscriptionRow } from './tables.js';
 // the app, so a client manages only its own apps' webhooks.
 const manage = (appId: string) => ({ $all: { scope: 'webhooks:write' as const, app: appId } });
 
-const WebhookSubscription = builder.objectRef<WebhookSubscriptionRow>('WebhookSubscription').implement({
+export const WebhookSubscription = builder.objectRef<WebhookSubscriptionRow>('WebhookSubscription').implement({
   description: 'An endpoint of an app that receives signed webhooks (Standard Webhooks). The secret is only returned at creation.',
   fields: (t) => ({
-    id: t.exposeID('id', { description: 'The subscription id.' }),
+    subscriptionId: t.exposeID('id', { description: 'The subscription id (UUID), its raw id.' }),
     appId: t.exposeID('appId', { description: 'The app it belongs to.' }),
     url: t.exposeString('url', { description: 'Where deliveries are POSTed.' }),
     eventTypes: t.exposeStringList('eventTypes', { description: `Any of ${webhookEventTypes.join(', ')}.` }),
@@ -31,10 +31,10 @@ const WebhookSubscription = builder.objectRef<WebhookSubscriptionRow>('WebhookSu
   }),
 });
 
-const WebhookDelivery = builder.objectRef<WebhookDeliveryRow>('WebhookDelivery').implement({
+export const WebhookDelivery = builder.objectRef<WebhookDeliveryRow>('WebhookDelivery').implement({
   description: 'One message to one subscription, retried until delivered or failed. Its id is the webhook-id header.',
   fields: (t) => ({
-    id: t.exposeID('id', { description: 'The delivery id, sent as the webhook-id header.' }),
+    deliveryId: t.exposeID('id', { description: 'The delivery id (UUID), its raw id, sent as the webhook-id header.' }),
     subscriptionId: t.exposeID('subscriptionId', { description: 'The subscription it goes to.' }),
     eventType: t.exposeString('eventType', { description: 'The webhook type, e.g. scheduled.cancelled.' }),
     payload: t.field({ type: 'JSON', description: 'The JSON body sent: {type, timestamp, data}.', resolve: (d) => d.payload }),

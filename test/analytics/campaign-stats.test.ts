@@ -14,7 +14,7 @@ beforeAll(async () => {
 });
 
 const page = (first: number) =>
-  gql(server.url, tenant.accessToken, `query($app: UUID!, $first: Int) { campaigns(appId: $app, first: $first) { nodes { id stats { sent delivered read failed cost } } } }`, {
+  gql(server.url, tenant.accessToken, `query($app: UUID!, $first: Int) { campaigns(appId: $app, first: $first) { nodes { id: campaignId stats { sent delivered read failed cost } } } }`, {
     app: tenant.appId,
     first,
   });

@@ -90,7 +90,7 @@ describe('keyset instants written with microseconds by another writer', () => {
   it('GraphQL messages: the same', async () => {
     const expected = (await query<{ id: string }>(sql`select id from messages where app_id = ${tenant.appId} and channel = 'zz' order by created_at desc, id desc`)).map((r) => r.id);
     const page = async (after?: string): Promise<Page> => {
-      const res = await gql(server.url, tenant.accessToken, `query ($appId: UUID!, $after: String) { messages(appId: $appId, channel: "zz", first: 1, after: $after) { nodes { id } pageInfo { endCursor hasNextPage } } }`, {
+      const res = await gql(server.url, tenant.accessToken, `query ($appId: UUID!, $after: String) { messages(appId: $appId, channel: "zz", first: 1, after: $after) { nodes { id: messageId } pageInfo { endCursor hasNextPage } } }`, {
         appId: tenant.appId,
         after,
       });

@@ -197,7 +197,7 @@ describe('rollups equal the raw-SQL definition', () => {
   }, 60_000);
 
   it('campaign.stats reads campaign_rollups and agrees with the raw funnel', async () => {
-    const res = await gql(server.url, tenant.accessToken, `query($app: UUID!) { campaigns(appId: $app, first: 50) { nodes { id stats { sent delivered read failed cost } } } }`, { app: tenant.appId });
+    const res = await gql(server.url, tenant.accessToken, `query($app: UUID!) { campaigns(appId: $app, first: 50) { nodes { id: campaignId stats { sent delivered read failed cost } } } }`, { app: tenant.appId });
     const raw = await query<any>(sql`
       select id, (select json_build_object(
         'sent', count(*) filter (where status in ('sent', 'delivered', 'read')), 'delivered', count(*) filter (where status in ('delivered', 'read')),

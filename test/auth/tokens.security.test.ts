@@ -118,11 +118,11 @@ describe('scopes and tenancy are 403 forbidden on REST and GraphQL', () => {
 
   it("GraphQL: another app's id", async () => {
     const other = await server.tenant();
-    const res = await gql(server.url, tenant.accessToken, 'query($id: UUID!) { app(appId: $id) { id name } }', { id: other.appId });
+    const res = await gql(server.url, tenant.accessToken, 'query($id: UUID!) { app(appId: $id) { id: appId name } }', { id: other.appId });
     expect(res.status).toBe(200);
     expect(res.body.errors?.[0]?.extensions?.code).toBe('forbidden');
     expect(res.body.data).toBeNull();
-    const own = await gql(server.url, tenant.accessToken, 'query($id: UUID!) { app(appId: $id) { id } }', { id: tenant.appId });
+    const own = await gql(server.url, tenant.accessToken, 'query($id: UUID!) { app(appId: $id) { id: appId } }', { id: tenant.appId });
     expect(own.body.data.app.id).toBe(tenant.appId);
   });
 });

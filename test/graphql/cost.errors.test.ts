@@ -14,8 +14,8 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const BIG = `query($app: UUID!) { scheduledCalls(appId: $app, first: 200) { nodes { id status events { id eventType actorType } } } }`;
-const MEDIUM = `query($app: UUID!) { scheduledCalls(appId: $app, first: 20) { nodes { id status events { id eventType actorType } } } }`;
+const BIG = `query($app: UUID!) { scheduledCalls(appId: $app, first: 200) { nodes { id: callId status events { id: eventId eventType actorType } } } }`;
+const MEDIUM = `query($app: UUID!) { scheduledCalls(appId: $app, first: 20) { nodes { id: callId status events { id: eventId eventType actorType } } } }`;
 const remaining = (res: { headers: Headers }) => Number(res.headers.get('x-ratelimit-remaining'));
 const viewer = (token: string) => gql(server.url, token, '{ viewer { clientId } }');
 
@@ -95,7 +95,7 @@ describe('query cost refusals', () => {
   it('a subscription its client cannot pay for is refused with 429 before the stream opens', async () => {
     const tenant = await server.tenant({ rate: { minute: 3 } });
     const fields = Array.from({ length: 30 }, (_, i) => `f${i}: eventType`).join(' ');
-    const stream = await rawStream(server, tenant.accessToken, `subscription($app: UUID!) { scheduledCallEvents(appId: $app) { id ${fields} } }`, { app: tenant.appId });
+    const stream = await rawStream(server, tenant.accessToken, `subscription($app: UUID!) { scheduledCallEvents(appId: $app) { eventId ${fields} } }`, { app: tenant.appId });
     expect(await stream.status).toBe(429);
     await expect.poll(() => stream.body().endsWith('}]}')).toBe(true);
     stream.socket.destroy();

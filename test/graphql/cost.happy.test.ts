@@ -11,7 +11,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 // 200 calls, each with its timeline: the connection's 200 rows (x10), nodes (x10), events (x3).
-const BIG = `query($app: UUID!) { scheduledCalls(appId: $app, first: 200) { nodes { id status events { id eventType actorType } } } }`;
+const BIG = `query($app: UUID!) { scheduledCalls(appId: $app, first: 200) { nodes { id: callId status events { id: eventId eventType actorType } } } }`;
 const BIG_COST = 1 + 10 * (1 + 10 * (1 + 1 + (1 + 3 * 3)));
 const remaining = (res: { headers: Headers }) => Number(res.headers.get('x-ratelimit-remaining'));
 
@@ -55,7 +55,7 @@ describe('query cost', () => {
     const tenant = await server.tenant({ rate: { minute: 100 } });
     const query = `query Small($app: UUID!, $n: Int) { scheduledCalls(appId: $app, first: $n) { ...Page } }
       query Other { viewer { clientId } }
-      fragment Page on ScheduledCallConnection { nodes { id status events { id eventType actorType } } }`;
+      fragment Page on ScheduledCallConnection { nodes { id status events { id: eventId eventType actorType } } }`;
     const big = await request(`${server.url}/graphql`, { token: tenant.accessToken, json: { query, variables: { app: tenant.appId, n: 200 }, operationName: 'Small' } });
     expect(big.body.extensions.cost.requestedQueryCost).toBe(BIG_COST);
     const small = await request(`${server.url}/graphql`, { token: tenant.accessToken, json: { query, variables: { app: tenant.appId, n: 20 }, operationName: 'Small' } });
@@ -93,7 +93,7 @@ describe('query cost of subscriptions', () => {
 
   it('a subscription over /graphql/stream is charged its cost once, when it starts', async () => {
     const tenant = await cheap.tenant({ rate: { minute: 100 } });
-    const stream = await rawStream(cheap, tenant.accessToken, 'subscription($app: UUID!) { scheduledCallEvents(appId: $app) { id eventType actorType } }', { app: tenant.appId });
+    const stream = await rawStream(cheap, tenant.accessToken, 'subscription($app: UUID!) { scheduledCallEvents(appId: $app) { id: eventId eventType actorType } }', { app: tenant.appId });
     expect(await stream.status).toBe(200);
     // Cost 4: two requests, the stream's own and one more, charged before the stream opened.
     const after = await gql(cheap.url, tenant.accessToken, '{ viewer { clientId } }');

@@ -35,7 +35,7 @@ describe('GraphQL responses on the wire', () => {
     const tenant = await server.tenant({ rate: { minute: 40 } });
     // A non-ASCII value echoed in the error message: characters and bytes differ.
     const res = await postGraphQL(tenant.accessToken, {
-      query: 'query ($app: UUID!, $n: Int) { messages(appId: $app, first: $n) { nodes { id } } }',
+      query: 'query ($app: UUID!, $n: Int) { messages(appId: $app, first: $n) { nodes { id: messageId } } }',
       variables: { app: tenant.appId, n: 'né ✓' },
     });
     const text = res.bytes.toString('utf8');
@@ -77,7 +77,7 @@ describe('GraphQL responses on the wire', () => {
 describe('GraphQL over HTTP refusals of the request itself', () => {
   it('a mutation over GET is 405 with Allow: POST (GraphQL over HTTP), and is not run', async () => {
     const tenant = await server.tenant({ scopes: ['scheduling:read', 'scheduling:write'] });
-    const query = encodeURIComponent(`mutation($a: UUID!) { saveAgent(appId: $a, input: { name: "Via GET", timezone: "UTC" }) { id } }`);
+    const query = encodeURIComponent(`mutation($a: UUID!) { saveAgent(appId: $a, input: { name: "Via GET", timezone: "UTC" }) { id: agentId } }`);
     const variables = encodeURIComponent(JSON.stringify({ a: tenant.appId }));
     for (const accept of ['application/json', 'application/graphql-response+json']) {
       const res = await fetch(`${server.url}/graphql?query=${query}&variables=${variables}`, { headers: { authorization: `Bearer ${tenant.accessToken}`, accept } });
@@ -86,13 +86,13 @@ describe('GraphQL over HTTP refusals of the request itself', () => {
       expect(res.headers.get('x-request-id')).toBeTruthy();
       expect(((await res.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe('method_not_allowed');
     }
-    const listed = await postGraphQL(tenant.accessToken, { query: `query($a: UUID!) { agents(appId: $a) { id } }`, variables: { a: tenant.appId } });
+    const listed = await postGraphQL(tenant.accessToken, { query: `query($a: UUID!) { agents(appId: $a) { id: agentId } }`, variables: { a: tenant.appId } });
     expect(JSON.parse(listed.bytes.toString()).data.agents).toEqual([]);
   });
 
   it('a subscription to /graphql accepting only JSON is 406 with a body that says where streams are', async () => {
     const tenant = await server.tenant({ scopes: ['scheduling:read'] });
-    const res = await postGraphQL(tenant.accessToken, { query: `subscription($a: UUID!) { scheduledCallEvents(appId: $a) { id } }`, variables: { a: tenant.appId } });
+    const res = await postGraphQL(tenant.accessToken, { query: `subscription($a: UUID!) { scheduledCallEvents(appId: $a) { id: eventId } }`, variables: { a: tenant.appId } });
     expect(res.status).toBe(406);
     expect(res.headers['x-request-id']).toBeTruthy();
     const body = JSON.parse(res.bytes.toString());
@@ -108,7 +108,7 @@ describe('GraphQL over HTTP statuses (docs/graphql.md, Status codes)', () => {
   it('an operation that ran is 200 whatever its errors, under both media types', async () => {
     const tenant = await server.tenant();
     const reader = await server.tenant({ scopes: ['messages:read'] });
-    const call = 'query($a: UUID!, $id: UUID!) { scheduledCall(appId: $a, id: $id) { id } }';
+    const call = 'query($a: UUID!, $id: UUID!) { scheduledCall(appId: $a, id: $id) { id: callId } }';
     const id = '00000000-0000-4000-8000-000000000000';
     for (const accept of accepts) {
       for (const [token, app, code] of [

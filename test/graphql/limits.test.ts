@@ -99,7 +99,7 @@ describe('GraphQL abuse limits', () => {
   it('the complexity budget is for client documents: a REST route runs its own document unbudgeted', async () => {
     const reader = await server.tenant({ scopes: ['messages:read'] });
     // 200 rows weigh as 10 list items: far over this server's budget of 12 as a client's query...
-    const query = `query($app: UUID!) { messages(appId: $app, first: 200) { nodes { id status } } }`;
+    const query = `query($app: UUID!) { messages(appId: $app, first: 200) { nodes { id: messageId status } } }`;
     const viaGraphql = await gql(server.url, reader.accessToken, query, { app: reader.appId });
     expect(viaGraphql.body.errors?.[0]?.message).toMatch(/complexity \d+ exceeds the limit of 12/);
     // ...while the v1 path, whose limit is validated (at most 200), answers.

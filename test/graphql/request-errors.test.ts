@@ -36,11 +36,11 @@ describe('errors of the GraphQL document itself', () => {
     }
     await refused(query, { n: 5 }, 'validation_error', 'app');
     // Scheduling answers invalid_request on REST, and so on GraphQL.
-    await refused('query($app: UUID!, $id: UUID!) { scheduledCall(appId: $app, id: $id) { id } }', { app: tenant.appId, id: 'not-a-uuid' }, 'invalid_request', 'id');
+    await refused('query($app: UUID!, $id: UUID!) { scheduledCall(appId: $app, id: $id) { id: callId } }', { app: tenant.appId, id: 'not-a-uuid' }, 'invalid_request', 'id');
   });
 
   it('a variable whose input object does not coerce: the whole path, typed by its root field', async () => {
-    const query = 'mutation($a: UUID!, $i: CreateScheduledCallInput!) { createScheduledCall(appId: $a, input: $i) { id } }';
+    const query = 'mutation($a: UUID!, $i: CreateScheduledCallInput!) { createScheduledCall(appId: $a, input: $i) { id: callId } }';
     const call = { scheduledAtUtc: '2027-02-03T14:00:00Z', durationMinutes: 30, guestName: 'Ann' };
     for (const [input, field, code] of [
       [{ ...call, scheduledAtUtc: '2027-02-30T14:00:00Z' }, 'i.scheduledAtUtc', 'invalid_value'],
@@ -57,10 +57,10 @@ describe('errors of the GraphQL document itself', () => {
     await refused(`{ messages(appId: "not-a-uuid") { limit } }`, undefined, 'validation_error', 'appId');
     await refused(`{ dailyMetrics(appId: "${tenant.appId}", startDate: "1800-01-01T00:00:00Z") { date } }`, undefined, 'validation_error', 'startDate');
     await refused(`{ messages(appId: "${tenant.appId}", first: "x") { limit } }`, undefined, 'validation_error', 'first');
-    await refused(`{ scheduledCall(appId: "${tenant.appId}", id: "nope") { id } }`, undefined, 'invalid_request', 'id');
-    await refused(`{ scheduledCall(appId: "${tenant.appId}") { id } }`, undefined, 'invalid_request', 'id');
+    await refused(`{ scheduledCall(appId: "${tenant.appId}", id: "nope") { id: callId } }`, undefined, 'invalid_request', 'id');
+    await refused(`{ scheduledCall(appId: "${tenant.appId}") { id: callId } }`, undefined, 'invalid_request', 'id');
     // Inside an input object: an unknown field, a value of the wrong type, through a list.
-    const update = (input: string) => `mutation { updateScheduledCall(appId: "${tenant.appId}", id: "${tenant.appId}", input: ${input}) { id } }`;
+    const update = (input: string) => `mutation { updateScheduledCall(appId: "${tenant.appId}", id: "${tenant.appId}", input: ${input}) { id: callId } }`;
     await refused(update('{ nope: 1 }'), undefined, 'invalid_request', 'input.nope');
     await refused(update('{ scheduledAtUtc: "2027-02-30T10:00:00Z" }'), undefined, 'invalid_request', 'input.scheduledAtUtc');
     await refused(`{ campaigns(appId: "${tenant.appId}", tags: ["a", 5]) { limit } }`, undefined, 'validation_error', 'tags.1');

@@ -11,7 +11,7 @@ import { rawStream } from '../realtime/stream-helpers.js';
 const gql = (url: string, token: string | undefined, query: string, variables?: Record<string, unknown>) => gqlAnyAccept(url, token, query, variables, graphQLResponseJson);
 
 const VIEWER = 'query Viewer { viewer { clientId } }';
-const EVENTS = 'subscription Events($app: UUID!) { scheduledCallEvents(appId: $app) { id eventType } }';
+const EVENTS = 'subscription Events($app: UUID!) { scheduledCallEvents(appId: $app) { id: eventId eventType } }';
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 const dir = mkdtempSync(join(tmpdir(), 'sb-trusted-'));
@@ -72,7 +72,7 @@ describe('trusted documents, strict', () => {
 
   it('over /graphql/stream only trusted texts subscribe', async () => {
     const tenant = await server.tenant({ scopes: ['scheduling:read'] });
-    const refused = await rawStream(server, tenant.accessToken, 'subscription($app: UUID!) { scheduledCallEvents(appId: $app) { id } }', { app: tenant.appId });
+    const refused = await rawStream(server, tenant.accessToken, 'subscription($app: UUID!) { scheduledCallEvents(appId: $app) { id: eventId } }', { app: tenant.appId });
     expect(await refused.status).toBe(400);
     await expect.poll(() => refused.body().endsWith('}]}')).toBe(true);
     refused.socket.destroy();

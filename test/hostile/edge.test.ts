@@ -52,7 +52,7 @@ const until = async (what: () => boolean | Promise<boolean>, ms = 30_000) => {
   }
 };
 
-const FULL = 'subscription($appId: UUID!, $after: UUID) { scheduledCallEvents(appId: $appId, after: $after) { id eventType actorType actorId payload createdAt } }';
+const FULL = 'subscription($appId: UUID!, $after: UUID) { scheduledCallEvents(appId: $appId, after: $after) { id: eventId eventType actorType actorId payload createdAt } }';
 
 describe('readers that never read while the app writes', () => {
   it(`${30 * SCALE} paused streams, ${3000 * SCALE} events of 4 KB: closed for lag, bounded heap, the next stream past the cap is 429, /readyz healthy`, async () => {
@@ -87,7 +87,7 @@ describe('readers that never read while the app writes', () => {
     expect(back.messages().at(-2)!.data!.errors![0]!.extensions).toEqual({ code: 'stream_lagging' });
     for (const s of open) s.socket.destroy();
     await until(async () => (await metric(server, 'switchboard_sse_connections_open')) === 0);
-    const resumed = await rawStream(server, tenant.accessToken, 'subscription($appId: UUID!, $after: UUID) { scheduledCallEvents(appId: $appId, after: $after) { id } }', {
+    const resumed = await rawStream(server, tenant.accessToken, 'subscription($appId: UUID!, $after: UUID) { scheduledCallEvents(appId: $appId, after: $after) { id: eventId } }', {
       appId: tenant.appId,
       after: seen.at(-1),
     });

@@ -31,7 +31,7 @@ describe('time zones the database does not know', () => {
   });
 
   it.each(zones)("an agent's zone (%s)", async (zone) => {
-    const res = await gql(server.url, tenant.accessToken, 'mutation($a: UUID!, $i: AgentInput!) { saveAgent(appId: $a, input: $i) { id } }', {
+    const res = await gql(server.url, tenant.accessToken, 'mutation($a: UUID!, $i: AgentInput!) { saveAgent(appId: $a, input: $i) { id: agentId } }', {
       a: tenant.appId,
       i: { name: 'Ada', timezone: zone },
     });

@@ -143,7 +143,7 @@ describe('GraphQL variables', () => {
 
   it('a booking through GraphQL with an impossible day books nothing', async () => {
     const res = await a.gql(
-      'mutation M($app: UUID!, $at: DateTime!) { createScheduledCall(appId: $app, input: { scheduledAtUtc: $at, durationMinutes: 30, guestName: "Ann" }) { id } }',
+      'mutation M($app: UUID!, $at: DateTime!) { createScheduledCall(appId: $app, input: { scheduledAtUtc: $at, durationMinutes: 30, guestName: "Ann" }) { id: callId } }',
       { app: tenant.appId, at: '2031-02-29T10:00:00Z' },
     );
     // Scheduling's REST paths answer invalid_request for bad input, and so does its GraphQL.

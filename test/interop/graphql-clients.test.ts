@@ -73,7 +73,7 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-const scheduledCall = 'query Call($app: UUID!, $id: UUID!) { scheduledCall(appId: $app, id: $id) { id } }';
+const scheduledCall = 'query Call($app: UUID!, $id: UUID!) { scheduledCall(appId: $app, id: $id) { id: callId } }';
 const messages = 'query Messages($app: UUID!, $n: Int) { messages(appId: $app, first: $n) { limit } }';
 
 describe.each(Object.keys(clients))('%s against the server', (name) => {

@@ -26,7 +26,7 @@ describe('log levels of client errors', () => {
     const before = lines.length;
     const invalid = await gql(server.url, tenant.accessToken, `{ messages(appId: "${tenant.appId}", first: 0) { limit } }`);
     expect(invalid.body.errors?.[0]?.extensions?.code).toBe('validation_error');
-    const missing = await gql(server.url, tenant.accessToken, `{ template(appId: "${tenant.appId}", templateId: "00000000-0000-4000-8000-000000000000") { id } }`);
+    const missing = await gql(server.url, tenant.accessToken, `{ template(appId: "${tenant.appId}", templateId: "00000000-0000-4000-8000-000000000000") { id: templateId } }`);
     expect(missing.body.errors?.[0]?.extensions?.code).toBe('not_found');
     const forbidden = await gql(server.url, tenant.accessToken, `{ campaigns(appId: "${tenant.appId}") { limit } }`);
     expect(forbidden.body.errors?.[0]?.extensions?.code).toBe('forbidden');

@@ -92,7 +92,7 @@ describe('/metrics with METRICS=1', () => {
     expect(sample(await scrape(server.url), 'switchboard_sse_connections_open')).toBe(0);
     const client = createClient({ url: `${server.url}/graphql/stream`, headers: { authorization: `Bearer ${tenant.accessToken}` }, retryAttempts: 0 });
     const streams = [0, 1].map(() =>
-      client.subscribe({ query: 'subscription($a: UUID!) { scheduledCallEvents(appId: $a) { id } }', variables: { a: tenant.appId } }, { next: () => {}, error: () => {}, complete: () => {} }),
+      client.subscribe({ query: 'subscription($a: UUID!) { scheduledCallEvents(appId: $a) { id: eventId } }', variables: { a: tenant.appId } }, { next: () => {}, error: () => {}, complete: () => {} }),
     );
     const deadline = Date.now() + 5000;
     let open = 0;

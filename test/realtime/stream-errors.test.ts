@@ -22,7 +22,7 @@ describe('/graphql/stream: errors of the document and the request', () => {
     ['over the depth limit', JSON.stringify({ query: deep(12) })],
     ['too many aliases', JSON.stringify({ query: `{ ${Array.from({ length: 31 }, (_, i) => `a${i}: __schema { description }`).join(' ')} }` })],
     ['a syntax error', JSON.stringify({ query: 'subscription {' })],
-    ['a literal that does not coerce', JSON.stringify({ query: 'subscription { scheduledCallEvents(appId: "not-a-uuid") { id } }' })],
+    ['a literal that does not coerce', JSON.stringify({ query: 'subscription { scheduledCallEvents(appId: "not-a-uuid") { id: eventId } }' })],
     ['an unknown field', JSON.stringify({ query: `subscription { scheduledCallEvents(appId: "${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}") { nope } }` })],
   ])('%s: the status and error /graphql gives, with extensions.code', async (_name, body) => {
     const [viaStream, viaPost] = [await stream(body), await graphql(body)];
@@ -47,7 +47,7 @@ describe('/graphql/stream: errors of the document and the request', () => {
 
   it("an error event inside a stream carries the code, not yoga's status hint", async () => {
     const other = await server.tenant();
-    const res = await stream(JSON.stringify({ query: `subscription { scheduledCallEvents(appId: "${other.appId}") { id } }` }));
+    const res = await stream(JSON.stringify({ query: `subscription { scheduledCallEvents(appId: "${other.appId}") { id: eventId } }` }));
     expect(res.status).toBe(200);
     const text = await res.text();
     const event = JSON.parse(/data: (.*)/.exec(text)![1]!);

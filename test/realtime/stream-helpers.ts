@@ -101,4 +101,4 @@ export async function produceEvents(server: TestServer, appId: string, callId: s
   return ids;
 }
 
-export const STREAM_ALL = 'subscription($appId: UUID!, $after: UUID) { scheduledCallEvents(appId: $appId, after: $after) { id } }';
+export const STREAM_ALL = 'subscription($appId: UUID!, $after: UUID) { scheduledCallEvents(appId: $appId, after: $after) { id: eventId } }';

@@ -6,10 +6,10 @@ const { server } = useServer();
 
 const codeOf = (res: { body: { errors?: { extensions?: Record<string, any> }[] } }) => res.body.errors?.[0]?.extensions?.code;
 const deleteAgent = (a: ReturnType<typeof api>, appId: string, id: string) =>
-  a.gql(`mutation($app: UUID!, $id: UUID!) { deleteAgent(appId: $app, id: $id) { id name deletedAt } }`, { app: appId, id });
-const agentQuery = (a: ReturnType<typeof api>, appId: string, id: string) => a.gql(`query($app: UUID!, $id: UUID!) { agent(appId: $app, id: $id) { id } }`, { app: appId, id });
+  a.gql(`mutation($app: UUID!, $id: UUID!) { deleteAgent(appId: $app, id: $id) { id: agentId name deletedAt } }`, { app: appId, id });
+const agentQuery = (a: ReturnType<typeof api>, appId: string, id: string) => a.gql(`query($app: UUID!, $id: UUID!) { agent(appId: $app, id: $id) { id: agentId } }`, { app: appId, id });
 const agentIds = async (a: ReturnType<typeof api>, appId: string) =>
-  (await a.gql(`query($app: UUID!) { agents(appId: $app) { id } }`, { app: appId })).body.data.agents.map((x: { id: string }) => x.id);
+  (await a.gql(`query($app: UUID!) { agents(appId: $app) { id: agentId } }`, { app: appId })).body.data.agents.map((x: { id: string }) => x.id);
 
 describe('deleteAgent', () => {
   it('an agent without calls is removed; deleting it again is not_found', async () => {
@@ -58,7 +58,7 @@ describe('deleteAgent', () => {
     const auto = await a.create({ scheduledAtUtc: futureDay(3, 10).toISOString(), durationMinutes: 30, guestName: 'Cy' });
     expect(auto.body.data.call.assigned_agent_id).toBe(agentIdOf(2));
     expect((await a.patch(auto.body.data.call.id, { assignedAgentId: agentIdOf(1) })).body.error.details[0].field).toBe('assignedAgentId');
-    const hours = await a.gql(`mutation($app: UUID!, $id: UUID!) { setAgentWorkingHours(appId: $app, agentId: $id, workingHours: {}) { id } }`, { app: tenant.appId, id: agentIdOf(1) });
+    const hours = await a.gql(`mutation($app: UUID!, $id: UUID!) { setAgentWorkingHours(appId: $app, agentId: $id, workingHours: {}) { id: agentId } }`, { app: tenant.appId, id: agentIdOf(1) });
     expect(codeOf(hours)).toBe('not_found');
     const dnd = await a.gql(
       `mutation($app: UUID!, $id: UUID!, $s: DateTime!, $e: DateTime!) { addDndWindow(appId: $app, agentId: $id, startUtc: $s, endUtc: $e) { id } }`,
@@ -78,7 +78,7 @@ describe('deleteAgent', () => {
     await importRecords(server, tenant.appId, [importedCall(3, 1, '2026-03-10T10:00:00.000Z', 30, { status: 'completed' })]);
 
     // Saving (or importing) the agent's id again brings it back, without its old DND windows.
-    const saved = await a.gql(`mutation($app: UUID!, $id: UUID!) { saveAgent(appId: $app, input: { id: $id, name: "Agent 1", timezone: "UTC" }) { id deletedAt } }`, {
+    const saved = await a.gql(`mutation($app: UUID!, $id: UUID!) { saveAgent(appId: $app, input: { id: $id, name: "Agent 1", timezone: "UTC" }) { id: agentId deletedAt } }`, {
       app: tenant.appId,
       id: agentIdOf(1),
     });

@@ -11,7 +11,7 @@ describe('GraphQL: agents, hours, exceptions and DND', () => {
     const tenant = await server.tenant();
     const a = api(server, tenant);
     const saved = await a.gql(
-      `mutation($app: UUID!) { saveAgent(appId: $app, input: { name: "Bea", timezone: "Asia/Kathmandu", workingHours: { mon: [["09:00", "10:00"]] } }) { id name timezone workingHours } }`,
+      `mutation($app: UUID!) { saveAgent(appId: $app, input: { name: "Bea", timezone: "Asia/Kathmandu", workingHours: { mon: [["09:00", "10:00"]] } }) { id: agentId name timezone workingHours } }`,
       { app: tenant.appId },
     );
     expect(saved.body.errors).toBeUndefined();
@@ -42,7 +42,7 @@ describe('GraphQL: agents, hours, exceptions and DND', () => {
     await a.gql(`mutation($app: UUID!, $id: UUID!) { removeAvailabilityException(appId: $app, id: $id) { id } }`, { app: tenant.appId, id: blocked.body.data.addAvailabilityException.id });
     await a.gql(`mutation($app: UUID!, $id: UUID!) { removeDndWindow(appId: $app, id: $id) { id } }`, { app: tenant.appId, id: dnd.body.data.addDndWindow.id });
     expect(await slots()).toEqual(['04:15', '04:30', '04:45']);
-    const deleted = await a.gql(`mutation($app: UUID!, $id: UUID!) { deleteAgent(appId: $app, id: $id) { id } }`, { app: tenant.appId, id });
+    const deleted = await a.gql(`mutation($app: UUID!, $id: UUID!) { deleteAgent(appId: $app, id: $id) { id: agentId } }`, { app: tenant.appId, id });
     expect(deleted.body.data.deleteAgent.id).toBe(id);
     expect(await slots()).toEqual([]);
   });
@@ -54,7 +54,7 @@ describe('GraphQL: scheduled calls', () => {
     const a = api(server, tenant);
     await importRecords(server, tenant.appId, [agent(1, 'UTC', everyDay('00:00', '24:00'))]);
     const created = await a.gql(
-      `mutation($app: UUID!, $at: DateTime!) { createScheduledCall(appId: $app, input: { scheduledAtUtc: $at, durationMinutes: 20, guestName: "Cy" }) { id status } }`,
+      `mutation($app: UUID!, $at: DateTime!) { createScheduledCall(appId: $app, input: { scheduledAtUtc: $at, durationMinutes: 20, guestName: "Cy" }) { id: callId status } }`,
       { app: tenant.appId, at: futureDay(30, 9).toISOString() },
     );
     const id = created.body.data.createScheduledCall.id;
@@ -64,8 +64,8 @@ describe('GraphQL: scheduled calls', () => {
     );
     expect(updated.body.data.updateScheduledCall).toEqual({ scheduledAt: futureDay(30, 11).toISOString(), guestEmail: 'cy@example.com' });
     const graph = await a.gql(
-      `query($app: UUID!, $id: UUID!) { scheduledCall(appId: $app, id: $id) { id appId assignedAgentId bookingSource guestName guestPhone guestEmail guestTimezone
-        guestIntakeNotes scheduledAt durationMinutes appTimezone status createdAt events { id eventType actorType actorId payload createdAt } } }`,
+      `query($app: UUID!, $id: UUID!) { scheduledCall(appId: $app, id: $id) { id: callId appId assignedAgentId bookingSource guestName guestPhone guestEmail guestTimezone
+        guestIntakeNotes scheduledAt durationMinutes appTimezone status createdAt events { id: eventId eventType actorType actorId payload createdAt } } }`,
       { app: tenant.appId, id },
     );
     const rest = (await a.get(id)).body.data;
@@ -78,9 +78,9 @@ describe('GraphQL: scheduled calls', () => {
       id,
     });
     expect(cancelled.body.data.cancelScheduledCall).toMatchObject({ status: 'cancelled', cancellationReason: 'done' });
-    const conflict = await a.gql(`mutation($app: UUID!, $id: UUID!) { updateScheduledCall(appId: $app, id: $id, input: { guestName: "Z" }) { id } }`, { app: tenant.appId, id });
+    const conflict = await a.gql(`mutation($app: UUID!, $id: UUID!) { updateScheduledCall(appId: $app, id: $id, input: { guestName: "Z" }) { id: callId } }`, { app: tenant.appId, id });
     expect(codeOf(conflict)).toBe('conflict');
-    const empty = await a.gql(`mutation($app: UUID!, $id: UUID!) { updateScheduledCall(appId: $app, id: $id, input: {}) { id } }`, { app: tenant.appId, id });
+    const empty = await a.gql(`mutation($app: UUID!, $id: UUID!) { updateScheduledCall(appId: $app, id: $id, input: {}) { id: callId } }`, { app: tenant.appId, id });
     expect(codeOf(empty)).toBe('invalid_request');
   });
 
@@ -112,7 +112,7 @@ describe('GraphQL: scheduled calls', () => {
     ]);
     const statementsFor = async (first: number) => {
       const before = server.runtime.database.queries.count;
-      const res = await a.gql(`query($app: UUID!, $n: Int) { scheduledCalls(appId: $app, first: $n) { nodes { id events { eventType } } } }`, { app: tenant.appId, n: first });
+      const res = await a.gql(`query($app: UUID!, $n: Int) { scheduledCalls(appId: $app, first: $n) { nodes { id: callId events { eventType } } } }`, { app: tenant.appId, n: first });
       expect(res.body.data.scheduledCalls.nodes).toHaveLength(first);
       return server.runtime.database.queries.count - before;
     };
@@ -131,7 +131,7 @@ describe('GraphQL: scheduled calls', () => {
       ...Array.from({ length: 5 }, (_, i) => importedCall(600 + i, 1, new Date(Date.UTC(2026, 2, 2, 9 + i)).toISOString())),
     ]);
     const page = async (after?: string) =>
-      (await a.gql(`query($app: UUID!, $after: String) { scheduledCalls(appId: $app, first: 10, after: $after) { edges { cursor node { id } } } }`, { app: tenant.appId, after }))
+      (await a.gql(`query($app: UUID!, $after: String) { scheduledCalls(appId: $app, first: 10, after: $after) { edges { cursor node { id: callId } } } }`, { app: tenant.appId, after }))
         .body.data.scheduledCalls.edges as { cursor: string; node: { id: string } }[];
     const all = await page();
     expect(all.map((e) => e.node.id)).toEqual([600, 601, 602, 603, 604].map(callIdOf));

@@ -56,7 +56,7 @@ describe('import: agent, availability_exception, dnd, scheduled_call', () => {
     it(`refuses ${name}, naming the line, writing nothing`, async () => {
       const tenant = await server.tenant();
       await expect(importRecords(server, tenant.appId, records)).rejects.toThrow(message);
-      const res = await api(server, tenant).gql(`query($app: UUID!) { agents(appId: $app) { id } scheduledCalls(appId: $app) { nodes { id } } }`, { app: tenant.appId });
+      const res = await api(server, tenant).gql(`query($app: UUID!) { agents(appId: $app) { id: agentId } scheduledCalls(appId: $app) { nodes { id: callId } } }`, { app: tenant.appId });
       expect(res.body.data).toEqual({ agents: [], scheduledCalls: { nodes: [] } });
     });
   }

@@ -66,13 +66,13 @@ describe('scheduled calls: a lone surrogate is invalid_request naming the field,
 
   it('GraphQL updateScheduledCall and cancelScheduledCall: invalid_request on the argument path', async () => {
     const id = await booked();
-    const update = await a.gql('mutation($app: UUID!, $id: UUID!, $input: UpdateScheduledCallInput!) { updateScheduledCall(appId: $app, id: $id, input: $input) { id } }', {
+    const update = await a.gql('mutation($app: UUID!, $id: UUID!, $input: UpdateScheduledCallInput!) { updateScheduledCall(appId: $app, id: $id, input: $input) { id: callId } }', {
       app: tenant.appId,
       id,
       input: { reason: LONE },
     });
     expect(update.body.errors?.[0]?.extensions).toMatchObject({ code: 'invalid_request', details: [{ field: 'input.reason', code: 'invalid_format' }] });
-    const cancel = await a.gql('mutation($app: UUID!, $id: UUID!, $reason: String) { cancelScheduledCall(appId: $app, id: $id, reason: $reason) { id } }', {
+    const cancel = await a.gql('mutation($app: UUID!, $id: UUID!, $reason: String) { cancelScheduledCall(appId: $app, id: $id, reason: $reason) { id: callId } }', {
       app: tenant.appId,
       id,
       reason: LONE,

@@ -70,7 +70,7 @@ beforeAll(async () => {
   strangerTokens.set('none', await empty(stranger.appId));
   const workingHours = Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((d) => [d, [['06:00', '20:00']]]));
   const agent = async (hours?: object) =>
-    (await ownerGql(`mutation($app: UUID!, $input: AgentInput!) { saveAgent(appId: $app, input: $input) { id } }`, { input: { name: 'Agent', timezone: 'UTC', workingHours: hours } })).saveAgent.id as string;
+    (await ownerGql(`mutation($app: UUID!, $input: AgentInput!) { saveAgent(appId: $app, input: $input) { id: agentId } }`, { input: { name: 'Agent', timezone: 'UTC', workingHours: hours } })).saveAgent.id as string;
   f.agent = await agent(workingHours);
   // No working hours: no booking is ever given to it, so it can be deleted.
   f.agentToDelete = await agent();
@@ -84,7 +84,7 @@ beforeAll(async () => {
     })
   ).addAvailabilityException.id;
   const call = async (hour: number) =>
-    (await ownerGql(`mutation($app: UUID!, $input: CreateScheduledCallInput!) { createScheduledCall(appId: $app, input: $input) { id } }`, { input: booking(hour) })).createScheduledCall.id as string;
+    (await ownerGql(`mutation($app: UUID!, $input: CreateScheduledCallInput!) { createScheduledCall(appId: $app, input: $input) { id: callId } }`, { input: booking(hour) })).createScheduledCall.id as string;
   for (const [name, hour] of [['call', 7], ['callToUpdate', 8], ['callToCancel', 9], ['callForOutcome', 10], ['restCall', 11], ['restCallToUpdate', 12], ['restCallToCancel', 13]] as const) f[name] = await call(hour);
   const video = async () => (await ownerGql(`mutation($app: UUID!, $cc: VideoContactCenterInput!) { createVideoCall(appId: $app, input: { presetId: "p", contactcenter: $cc }) { callId } }`, { cc: contactcenter })).createVideoCall.callId as string;
   for (const name of ['video', 'videoJoin', 'videoLeave', 'videoEnd', 'videoRecording']) f[name] = await video();
@@ -93,7 +93,7 @@ beforeAll(async () => {
     await ownerGql(`mutation($app: UUID!, $id: UUID!) { recordVideoParticipantJoined(appId: $app, callId: $id, providerParticipantId: "p1", role: "participant", name: "Ann") { callId } }`, { id });
   }
   const subscription = async () =>
-    (await ownerGql(`mutation($app: UUID!) { createWebhookSubscription(appId: $app, url: "http://127.0.0.1:9/x", eventTypes: ["scheduled.cancelled"]) { subscription { id } } }`)).createWebhookSubscription.subscription.id as string;
+    (await ownerGql(`mutation($app: UUID!) { createWebhookSubscription(appId: $app, url: "http://127.0.0.1:9/x", eventTypes: ["scheduled.cancelled"]) { subscription { id: subscriptionId } } }`)).createWebhookSubscription.subscription.id as string;
   f.webhook = await subscription();
   f.webhookToDelete = await subscription();
   await importRecords(server, owner.appId, [campaign(1, { tags: ['vip'] }), template(1), ...catalogRecords('cat-matrix', ['p1'])]);
@@ -269,9 +269,9 @@ interface GqlCase {
 
 const unknownId = randomUUID();
 const gqlCases: Record<string, GqlCase> = {
-  'Query.agent': { query: 'query($app: UUID!, $id: UUID!) { agent(appId: $app, id: $id) { id } }', variables: () => ({ id: f.agent }), expect: ok() },
-  'Query.agents': { query: 'query($app: UUID!) { agents(appId: $app) { id } }', expect: ok() },
-  'Query.app': { query: 'query($app: UUID!) { app(appId: $app) { id } }', expect: ok() },
+  'Query.agent': { query: 'query($app: UUID!, $id: UUID!) { agent(appId: $app, id: $id) { id: agentId } }', variables: () => ({ id: f.agent }), expect: ok() },
+  'Query.agents': { query: 'query($app: UUID!) { agents(appId: $app) { id: agentId } }', expect: ok() },
+  'Query.app': { query: 'query($app: UUID!) { app(appId: $app) { id: appId } }', expect: ok() },
   'Query.availability': {
     query: `query($app: UUID!, $from: DateTime!, $to: DateTime!) { availability(appId: $app, fromUtc: $from, toUtc: $to, durationMinutes: 30) { slots { startUtc } } }`,
     variables: () => ({ from: day(4, 0), to: day(5, 0) }),
@@ -286,17 +286,20 @@ const gqlCases: Record<string, GqlCase> = {
   'Query.campaigns': { query: 'query($app: UUID!) { campaigns(appId: $app) { limit } }', expect: ok() },
   'Query.dailyMetrics': { query: 'query($app: UUID!) { dailyMetrics(appId: $app) { date } }', expect: ok() },
   'Query.messages': { query: 'query($app: UUID!) { messages(appId: $app) { limit } }', expect: ok() },
-  'Query.scheduledCall': { query: 'query($app: UUID!, $id: UUID!) { scheduledCall(appId: $app, id: $id) { id } }', variables: () => ({ id: f.call }), expect: ok() },
+  'Query.scheduledCall': { query: 'query($app: UUID!, $id: UUID!) { scheduledCall(appId: $app, id: $id) { id: callId } }', variables: () => ({ id: f.call }), expect: ok() },
   'Query.scheduledCalls': { query: 'query($app: UUID!) { scheduledCalls(appId: $app) { limit } }', expect: ok() },
   'Query.sentMessage': { query: 'query($app: UUID!, $id: String!) { sentMessage(appId: $app, messageId: $id) { messageId } }', variables: () => ({ id: f.sent }), expect: ok() },
   'Query.summaryMetrics': { query: 'query($app: UUID!) { summaryMetrics(appId: $app) { sent } }', expect: ok() },
   'Query.tagStats': { query: 'query($app: UUID!) { tagStats(appId: $app, tag: "vip") { sent } }', expect: ok() },
   'Query.template': {
-    query: 'query($app: UUID!, $id: UUID!) { template(appId: $app, templateId: $id) { id } }',
+    query: 'query($app: UUID!, $id: UUID!) { template(appId: $app, templateId: $id) { id: templateId } }',
     variables: () => ({ id: template(1).id }),
     expect: ok(),
   },
   'Query.templates': { query: 'query($app: UUID!) { templates(appId: $app) { limit } }', expect: ok() },
+  // A Node's scope is its type's, checked as it loads: App needs none; a type's scope is in node.security.test.ts.
+  'Query.node': { query: 'query($id: ID!) { node(id: $id) { id } }', variables: () => ({ id: Buffer.from(`App:${owner.appId}`).toString('base64') }), expect: ok(), foreign: ok() },
+  'Query.nodes': { query: 'query($ids: [ID!]!) { nodes(ids: $ids) { id } }', variables: () => ({ ids: [Buffer.from(`App:${owner.appId}`).toString('base64')] }), expect: ok(), foreign: ok() },
   'Query.videoCall': { query: 'query($app: UUID!, $id: UUID!) { videoCall(appId: $app, callId: $id) { callId } }', variables: () => ({ id: f.video }), expect: ok() },
   'Query.videoCallLookup': {
     query: 'query($id: UUID!) { videoCallLookup(callId: $id) { callId } }',
@@ -307,7 +310,7 @@ const gqlCases: Record<string, GqlCase> = {
   'Query.videoCalls': { query: 'query($app: UUID!) { videoCalls(appId: $app) { pageInfo { hasNextPage } } }', expect: ok() },
   'Query.viewer': { query: '{ viewer { clientId } }', expect: ok(), foreign: ok() },
   'Query.webhookDeliveries': { query: 'query($app: UUID!) { webhookDeliveries(appId: $app) { pageInfo { hasNextPage } } }', expect: ok() },
-  'Query.webhookSubscriptions': { query: 'query($app: UUID!) { webhookSubscriptions(appId: $app) { id } }', expect: ok() },
+  'Query.webhookSubscriptions': { query: 'query($app: UUID!) { webhookSubscriptions(appId: $app) { id: subscriptionId } }', expect: ok() },
   'Mutation.addAvailabilityException': {
     query: 'mutation($app: UUID!, $id: UUID!, $from: DateTime!, $to: DateTime!) { addAvailabilityException(appId: $app, agentId: $id, kind: "blocked", startUtc: $from, endUtc: $to) { id } }',
     variables: () => ({ id: f.agent, from: day(10, 7), to: day(10, 8) }),
@@ -319,12 +322,12 @@ const gqlCases: Record<string, GqlCase> = {
     expect: ok(),
   },
   'Mutation.cancelScheduledCall': {
-    query: 'mutation($app: UUID!, $id: UUID!) { cancelScheduledCall(appId: $app, id: $id, reason: "Guest asked") { id } }',
+    query: 'mutation($app: UUID!, $id: UUID!) { cancelScheduledCall(appId: $app, id: $id, reason: "Guest asked") { id: callId } }',
     variables: () => ({ id: f.callToCancel }),
     expect: ok(),
   },
   'Mutation.createScheduledCall': {
-    query: 'mutation($app: UUID!, $input: CreateScheduledCallInput!) { createScheduledCall(appId: $app, input: $input) { id } }',
+    query: 'mutation($app: UUID!, $input: CreateScheduledCallInput!) { createScheduledCall(appId: $app, input: $input) { id: callId } }',
     variables: () => ({ input: booking(15) }),
     expect: ok(),
   },
@@ -337,9 +340,9 @@ const gqlCases: Record<string, GqlCase> = {
     query: 'mutation($app: UUID!) { createWebhookSubscription(appId: $app, url: "http://127.0.0.1:9/y", eventTypes: ["scheduled.cancelled"]) { secret } }',
     expect: ok(),
   },
-  'Mutation.deleteAgent': { query: 'mutation($app: UUID!, $id: UUID!) { deleteAgent(appId: $app, id: $id) { id } }', variables: () => ({ id: f.agentToDelete }), expect: ok() },
+  'Mutation.deleteAgent': { query: 'mutation($app: UUID!, $id: UUID!) { deleteAgent(appId: $app, id: $id) { id: agentId } }', variables: () => ({ id: f.agentToDelete }), expect: ok() },
   'Mutation.deleteWebhookSubscription': {
-    query: 'mutation($app: UUID!, $id: UUID!) { deleteWebhookSubscription(appId: $app, id: $id) { id } }',
+    query: 'mutation($app: UUID!, $id: UUID!) { deleteWebhookSubscription(appId: $app, id: $id) { id: subscriptionId } }',
     variables: () => ({ id: f.webhookToDelete }),
     expect: ok(),
   },
@@ -349,7 +352,7 @@ const gqlCases: Record<string, GqlCase> = {
     expect: ok(),
   },
   'Mutation.recordScheduledCallOutcome': {
-    query: 'mutation($app: UUID!, $id: UUID!) { recordScheduledCallOutcome(appId: $app, id: $id, outcome: "completed") { id } }',
+    query: 'mutation($app: UUID!, $id: UUID!) { recordScheduledCallOutcome(appId: $app, id: $id, outcome: "completed") { id: callId } }',
     variables: () => ({ id: f.callForOutcome }),
     // A booking cannot be made in the past, and an outcome waits for the call to start.
     expect: refused(200, 'conflict'),
@@ -377,13 +380,13 @@ const gqlCases: Record<string, GqlCase> = {
   },
   'Mutation.removeDndWindow': { query: 'mutation($app: UUID!, $id: UUID!) { removeDndWindow(appId: $app, id: $id) { id } }', variables: () => ({ id: f.dnd }), expect: ok() },
   'Mutation.retryWebhookDelivery': {
-    query: 'mutation($app: UUID!, $id: UUID!) { retryWebhookDelivery(appId: $app, id: $id) { id } }',
+    query: 'mutation($app: UUID!, $id: UUID!) { retryWebhookDelivery(appId: $app, id: $id) { id: deliveryId } }',
     // No delivery exists without a receiver: an unknown id is the field's own not_found.
     variables: () => ({ id: unknownId }),
     expect: refused(200, 'not_found'),
   },
   'Mutation.revokeToken': { query: 'mutation { revokeToken(token: "not-a-token-of-anyone") }', expect: ok(), foreign: ok() },
-  'Mutation.saveAgent': { query: 'mutation($app: UUID!) { saveAgent(appId: $app, input: { name: "New", timezone: "UTC" }) { id } }', expect: ok() },
+  'Mutation.saveAgent': { query: 'mutation($app: UUID!) { saveAgent(appId: $app, input: { name: "New", timezone: "UTC" }) { id: agentId } }', expect: ok() },
   'Mutation.sendFlowMessage': {
     query: 'mutation($app: UUID!, $input: FlowMessageInput!) { sendFlowMessage(appId: $app, input: $input) { message { id } } }',
     variables: () => ({
@@ -414,21 +417,21 @@ const gqlCases: Record<string, GqlCase> = {
     expect: ok(),
   },
   'Mutation.setAgentWorkingHours': {
-    query: 'mutation($app: UUID!, $id: UUID!, $hours: JSON!) { setAgentWorkingHours(appId: $app, agentId: $id, workingHours: $hours) { id } }',
+    query: 'mutation($app: UUID!, $id: UUID!, $hours: JSON!) { setAgentWorkingHours(appId: $app, agentId: $id, workingHours: $hours) { id: agentId } }',
     variables: () => ({ id: f.agent, hours: { mon: [['06:00', '20:00']] } }),
     expect: ok(),
   },
   'Mutation.setWebhookSubscriptionStatus': {
-    query: 'mutation($app: UUID!, $id: UUID!) { setWebhookSubscriptionStatus(appId: $app, id: $id, active: false) { id } }',
+    query: 'mutation($app: UUID!, $id: UUID!) { setWebhookSubscriptionStatus(appId: $app, id: $id, active: false) { id: subscriptionId } }',
     variables: () => ({ id: f.webhook }),
     expect: ok(),
   },
   'Mutation.updateScheduledCall': {
-    query: 'mutation($app: UUID!, $id: UUID!) { updateScheduledCall(appId: $app, id: $id, input: { guestIntakeNotes: "Mornings" }) { id } }',
+    query: 'mutation($app: UUID!, $id: UUID!) { updateScheduledCall(appId: $app, id: $id, input: { guestIntakeNotes: "Mornings" }) { id: callId } }',
     variables: () => ({ id: f.callToUpdate }),
     expect: ok(),
   },
-  'Subscription.scheduledCallEvents': { query: 'subscription($app: UUID!) { scheduledCallEvents(appId: $app) { id } }', expect: ok() },
+  'Subscription.scheduledCallEvents': { query: 'subscription($app: UUID!) { scheduledCallEvents(appId: $app) { id: eventId } }', expect: ok() },
   'Subscription.scheduledCallTimeline': {
     query: 'subscription($app: UUID!, $id: UUID!) { scheduledCallTimeline(appId: $app, callId: $id) { id } }',
     variables: () => ({ id: f.call }),
@@ -496,8 +499,8 @@ describe('GraphQL: the schema and the matrix name the same root fields', () => {
   it('every Query, Mutation and Subscription field has a case, and every case a field', () => {
     expect(Object.keys(gqlCases).sort()).toEqual(rootFields.map((r) => r.key).sort());
   });
-  it('the only fields without a scope are the two that describe the caller', () => {
-    expect(rootFields.filter((r) => r.scope === undefined).map((r) => r.key)).toEqual(['Query.app', 'Query.viewer']);
+  it('the only fields without a scope are the two that describe the caller and node/nodes (whose types have theirs)', () => {
+    expect(rootFields.filter((r) => r.scope === undefined).map((r) => r.key)).toEqual(['Query.app', 'Query.node', 'Query.nodes', 'Query.viewer']);
   });
 });
 

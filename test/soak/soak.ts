@@ -136,7 +136,7 @@ try {
     received.push(seen);
     const sse = createClient({ url: `${bases[i % 2]}/graphql/stream`, headers: { authorization: `Bearer ${token}` } });
     sse.subscribe(
-      { query: 'subscription($app: UUID!) { scheduledCallEvents(appId: $app) { id } }', variables: { app: appId } },
+      { query: 'subscription($app: UUID!) { scheduledCallEvents(appId: $app) { id: eventId } }', variables: { app: appId } },
       { next: (r) => { const id = (r.data as { scheduledCallEvents?: { id: string } } | null)?.scheduledCallEvents?.id; if (id) seen.set(id, (seen.get(id) ?? 0) + 1); }, error: (e) => log(`subscriber ${i} error: ${String(e)}`), complete: () => {} },
     );
     return sse;

@@ -22,7 +22,7 @@ const receivedFor = (id: string) => receiver.received.filter((m) => m.headers['w
 
 const DELIVERIES = `query Deliveries($appId: UUID!, $status: String, $first: Int, $after: String) {
   webhookDeliveries(appId: $appId, status: $status, first: $first, after: $after) {
-    nodes { id eventType status attempts lastResponseCode lastError nextAttemptAt deliveredAt payload }
+    nodes { id: deliveryId eventType status attempts lastResponseCode lastError nextAttemptAt deliveredAt payload }
     pageInfo { hasNextPage endCursor }
   }
 }`;
@@ -163,7 +163,7 @@ describe('retries', () => {
     expect(listed.body.data.webhookDeliveries.nodes).toMatchObject([{ id: delivery!.id, status: 'failed', attempts: 10, nextAttemptAt: null }]);
 
     // A failed delivery can be queued again, same id.
-    const RETRY = `mutation($appId: UUID!, $id: UUID!) { retryWebhookDelivery(appId: $appId, id: $id) { id status attempts } }`;
+    const RETRY = `mutation($appId: UUID!, $id: UUID!) { retryWebhookDelivery(appId: $appId, id: $id) { id: deliveryId status attempts } }`;
     const retried = await gql(server.url, tenant.accessToken, RETRY, { appId: tenant.appId, id: delivery!.id });
     expect(retried.body.data.retryWebhookDelivery).toEqual({ id: delivery!.id, status: 'pending', attempts: 0 });
     await run(new Date(Date.now() + 1000));
@@ -192,11 +192,11 @@ describe('subscriptions: validation, scopes and tenancy', () => {
     const { secret, id } = await subscribe(server, tenant, receiver.url, ['scheduled.cancelled', 'scheduled.reminder']);
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(Buffer.from(secret.slice(6), 'base64')).toHaveLength(32);
-    const res = await gql(server.url, tenant.accessToken, `query($appId: UUID!) { webhookSubscriptions(appId: $appId) { id url eventTypes status secret } }`, {
+    const res = await gql(server.url, tenant.accessToken, `query($appId: UUID!) { webhookSubscriptions(appId: $appId) { id: subscriptionId url eventTypes status secret } }`, {
       appId: tenant.appId,
     });
     expect(res.body.errors![0]!.message).toMatch(/secret/);
-    const list = await gql(server.url, tenant.accessToken, `query($appId: UUID!) { webhookSubscriptions(appId: $appId) { id url eventTypes status } }`, {
+    const list = await gql(server.url, tenant.accessToken, `query($appId: UUID!) { webhookSubscriptions(appId: $appId) { id: subscriptionId url eventTypes status } }`, {
       appId: tenant.appId,
     });
     expect(list.body.data.webhookSubscriptions).toEqual([{ id, url: receiver.url, eventTypes: ['scheduled.cancelled', 'scheduled.reminder'], status: 'active' }]);

@@ -91,7 +91,7 @@ export async function schedulingTenant(server: TestServer, scopes?: Parameters<T
 
 export const SUBSCRIBE = `mutation Subscribe($appId: UUID!, $url: String!, $eventTypes: [String!]!) {
   createWebhookSubscription(appId: $appId, url: $url, eventTypes: $eventTypes) {
-    secret subscription { id url eventTypes status }
+    secret subscription { id: subscriptionId url eventTypes status }
   }
 }`;
 

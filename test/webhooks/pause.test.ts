@@ -16,8 +16,8 @@ const bed = webhookTestBed();
 const run = (at: Date) => bed.server.runtime.webhooks.runOnce(at);
 
 const SET_STATUS = `mutation($appId: UUID!, $id: UUID!, $active: Boolean!) { setWebhookSubscriptionStatus(appId: $appId, id: $id, active: $active) { status disabledReason } }`;
-const RETRY = `mutation($appId: UUID!, $id: UUID!) { retryWebhookDelivery(appId: $appId, id: $id) { id status attempts } }`;
-const DELETE = `mutation($appId: UUID!, $id: UUID!) { deleteWebhookSubscription(appId: $appId, id: $id) { id } }`;
+const RETRY = `mutation($appId: UUID!, $id: UUID!) { retryWebhookDelivery(appId: $appId, id: $id) { id: deliveryId status attempts } }`;
+const DELETE = `mutation($appId: UUID!, $id: UUID!) { deleteWebhookSubscription(appId: $appId, id: $id) { id: subscriptionId } }`;
 
 /** A subscribed tenant with one scheduled.cancelled delivery queued. */
 async function queued(hour: number) {

@@ -13,10 +13,10 @@ const { server } = useServer({ overrides: { WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_
 
 const CREATE = `mutation($appId: UUID!, $url: String!, $eventTypes: [String!]!, $description: String) {
   createWebhookSubscription(appId: $appId, url: $url, eventTypes: $eventTypes, description: $description) {
-    subscription { id url description }
+    subscription { id: subscriptionId url description }
   }
 }`;
-const LIST = `query($appId: UUID!) { webhookSubscriptions(appId: $appId) { id url description } }`;
+const LIST = `query($appId: UUID!) { webhookSubscriptions(appId: $appId) { id: subscriptionId url description } }`;
 
 const create = (tenant: Tenant, change: { url?: string; description?: string }) =>
   gql(server.url, tenant.accessToken, CREATE, {

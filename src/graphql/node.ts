@@ -1,0 +1,71 @@
+import { and, inArray, type SQL } from 'drizzle-orm';
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import type { ObjectRef } from '@pothos/core';
+import type { Scope } from '../auth/scopes.js';
+import { AppError } from '../errors/app-error.js';
+import { builder, UUID_PATTERN, type Context } from './builder.js';
+import { nodeTypes } from './node-id.js';
+
+/** Where a Node type's rows live, and what reading them needs. */
+export interface NodeSource<T> {
+  table: PgTable;
+  /** The app column; for App itself, its id. */
+  appId: PgColumn;
+  id: PgColumn;
+  /** Whether `id` is a uuid column: other raw ids never reach the query (PostgreSQL would refuse them). */
+  uuid: boolean;
+  /** The scope its root fields need; a token without it is refused, as there. */
+  scope?: Scope;
+  /** Rows the type's lists leave out (a deleted agent). */
+  visible?: SQL;
+  appIdOf: (row: T) => string;
+  rawIdOf: (row: T) => string;
+}
+
+/**
+ * Makes `ref` a Node: its `id` is the global id (plugin-relay encoding of `Type:appId:rawId`, the
+ * app in it because some raw ids are unique within an app only), and `node`/`nodes` load it
+ * through `source` restricted to the token's apps.
+ */
+export function asNode<T extends object>(ref: ObjectRef<any, T>, source: NodeSource<T>): void {
+  nodeTypes.add(ref.name);
+  builder.nodeRef(ref as never, {
+    id: { resolve: (row: T) => globalKey(source, row) },
+    loadMany: (keys: string[], ctx: Context) => loadNodes(ctx, source, keys),
+  } as never);
+}
+
+function globalKey<T>(source: NodeSource<T>, row: T): string {
+  const app = source.appIdOf(row);
+  const raw = source.rawIdOf(row);
+  return source.appId === source.id ? raw : `${app}:${raw}`;
+}
+
+/**
+ * One query per type for the whole batch. A key of an app the token may not read is asked for
+ * like any other and filtered out by the same query: it answers null exactly as an unknown id.
+ */
+async function loadNodes<T>(ctx: Context, source: NodeSource<T>, keys: readonly string[]): Promise<(T | null)[]> {
+  const auth = ctx.auth;
+  if (!auth) throw new AppError('unauthorized', 'Missing bearer token');
+  if (source.scope && !auth.scopes.has(source.scope)) throw new AppError('forbidden', 'Missing scope or no access to this app');
+  const parsed = keys.map((key) => parseKey(source, key));
+  const rawIds = [...new Set(parsed.flatMap((p) => (p ? [p.raw] : [])))];
+  const apps = [...auth.apps];
+  if (rawIds.length === 0 || apps.length === 0) return keys.map(() => null);
+  const conditions = [inArray(source.appId, apps), inArray(source.id, rawIds), ...(source.visible ? [source.visible] : [])];
+  const rows = (await ctx.runtime.database.db.select().from(source.table as never).where(and(...conditions))) as T[];
+  const byKey = new Map(rows.map((row) => [`${source.appIdOf(row)}:${source.rawIdOf(row)}`, row]));
+  return parsed.map((p) => (p ? (byKey.get(`${p.app}:${p.raw}`) ?? null) : null));
+}
+
+function parseKey<T>(source: NodeSource<T>, key: string): { app: string; raw: string } | undefined {
+  if (source.appId === source.id) return UUID_PATTERN.test(key) ? { app: key.toLowerCase(), raw: key.toLowerCase() } : undefined;
+  const at = key.indexOf(':');
+  if (at === -1) return undefined;
+  const app = key.slice(0, at);
+  const raw = key.slice(at + 1);
+  if (!UUID_PATTERN.test(app) || raw === '' || (source.uuid && !UUID_PATTERN.test(raw))) return undefined;
+  return { app: app.toLowerCase(), raw: source.uuid ? raw.toLowerCase() : raw };
+}
+

@@ -1,0 +1,57 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { listEveryNode, seedEveryNode, tenantGql, type Listed } from './node-fixtures.js';
+
+let server: TestServer;
+let tenant: Tenant;
+let listed: Listed[];
+
+beforeAll(async () => {
+  server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_POLL_MS: '0' });
+  tenant = await server.tenant();
+  await seedEveryNode(server, tenant);
+  listed = await listEveryNode(server, tenant);
+});
+afterAll(() => server.close());
+
+describe('global object identification', () => {
+  it('node(id:) refetches every Node type with the fields its list gave', async () => {
+    for (const { type, fields, row } of listed) {
+      const data = await tenantGql(server, tenant, `query($id: ID!) { node(id: $id) { __typename id ... on ${type} { ${fields} } } }`, { id: row.id });
+      expect(data.node, type).toEqual({ __typename: type, ...row });
+    }
+  });
+
+  it('the global id is opaque and differs from the raw id, which is a field of its own', () => {
+    for (const { type, raw, row } of listed) {
+      expect(row.id, type).not.toBe(row[raw]);
+      expect(Buffer.from(String(row.id), 'base64').toString('utf8'), type).toMatch(new RegExp(`^${type}:.*${row[raw]}$`));
+    }
+  });
+
+  it('nodes(ids:) answers in order, null for an unknown id, a repeated id twice', async () => {
+    const ids = listed.map((l) => l.row.id);
+    const unknown = Buffer.from(`Campaign:${tenant.appId}:00000000-0000-4000-8000-000000000000`).toString('base64');
+    const data = await tenantGql(server, tenant, 'query($ids: [ID!]!) { nodes(ids: $ids) { __typename id } }', { ids: [...ids, unknown, ids[0]] });
+    expect(data.nodes).toEqual([...listed.map((l) => ({ __typename: l.type, id: l.row.id })), null, { __typename: 'App', id: ids[0] }]);
+  });
+
+  it('nodes(ids:) loads one query per type, whatever the number of ids', async () => {
+    const messages = await tenantGql(server, tenant, 'query($app: UUID!) { campaigns(appId: $app) { nodes { id } } }');
+    const ids = Array.from({ length: 50 }, () => messages.campaigns.nodes[0].id);
+    const db = server.runtime.database.db as unknown as { select: (...args: unknown[]) => unknown };
+    const select = db.select;
+    let selects = 0;
+    db.select = function (this: unknown, ...args: unknown[]) {
+      selects++;
+      return select.apply(this, args);
+    };
+    try {
+      const data = await tenantGql(server, tenant, 'query($ids: [ID!]!) { nodes(ids: $ids) { id } }', { ids });
+      expect(data.nodes).toHaveLength(50);
+    } finally {
+      db.select = select;
+    }
+    expect(selects).toBeLessThanOrEqual(1);
+  });
+});
