@@ -11,8 +11,8 @@ beforeAll(async () => {
 });
 
 const TIMELINE = `subscription($app: UUID!, $id: UUID!, $after: UUID) {
-  scheduledCallTimeline(appId: $app, callId: $id, after: $after) { id callId eventType actorType payload } }`;
-const APP_EVENTS = `subscription($app: UUID!, $after: UUID) { scheduledCallEvents(appId: $app, after: $after) { id callId eventType } }`;
+  scheduledCallTimeline(appId: $app, callId: $id, after: $after) { id: eventId callId eventType actorType payload } }`;
+const APP_EVENTS = `subscription($app: UUID!, $after: UUID) { scheduledCallEvents(appId: $app, after: $after) { id: eventId callId eventType } }`;
 
 interface Received {
   data?: Record<string, { id: string; callId: string; eventType: string; payload?: Record<string, unknown> }>;

@@ -11,10 +11,10 @@ describe('GraphQL: agents, hours, exceptions and DND', () => {
     const tenant = await server.tenant();
     const a = api(server, tenant);
     await importRecords(server, tenant.appId, [agent(1, 'UTC', {}), importedCall(1, 1, '2026-03-09T10:00:00.000Z')]);
-    const badZone = await a.gql(`mutation($app: UUID!) { saveAgent(appId: $app, input: { name: "X", timezone: "Moon/Base" }) { id } }`, { app: tenant.appId });
+    const badZone = await a.gql(`mutation($app: UUID!) { saveAgent(appId: $app, input: { name: "X", timezone: "Moon/Base" }) { id: agentId } }`, { app: tenant.appId });
     expect(codeOf(badZone)).toBe('invalid_request');
     expect(badZone.body.errors![0]!.extensions!.details).toEqual([{ field: 'input.timezone', code: 'invalid_value', message: 'must be an IANA time zone' }]);
-    const badHours = await a.gql(`mutation($app: UUID!, $id: UUID!) { setAgentWorkingHours(appId: $app, agentId: $id, workingHours: { mon: [["9am", "5pm"]] }) { id } }`, {
+    const badHours = await a.gql(`mutation($app: UUID!, $id: UUID!) { setAgentWorkingHours(appId: $app, agentId: $id, workingHours: { mon: [["9am", "5pm"]] }) { id: agentId } }`, {
       app: tenant.appId,
       id: agentIdOf(1),
     });
@@ -30,8 +30,8 @@ describe('GraphQL: agents, hours, exceptions and DND', () => {
       { app: tenant.appId, id: agentIdOf(9) },
     );
     expect(codeOf(noAgent)).toBe('invalid_request');
-    expect(codeOf(await a.gql(`query($app: UUID!, $id: UUID!) { agent(appId: $app, id: $id) { id } }`, { app: tenant.appId, id: agentIdOf(9) }))).toBe('not_found');
-    expect(codeOf(await a.gql(`mutation($app: UUID!, $id: UUID!) { deleteAgent(appId: $app, id: $id) { id } }`, { app: tenant.appId, id: agentIdOf(1) }))).toBe('conflict');
+    expect(codeOf(await a.gql(`query($app: UUID!, $id: UUID!) { agent(appId: $app, id: $id) { id: agentId } }`, { app: tenant.appId, id: agentIdOf(9) }))).toBe('not_found');
+    expect(codeOf(await a.gql(`mutation($app: UUID!, $id: UUID!) { deleteAgent(appId: $app, id: $id) { id: agentId } }`, { app: tenant.appId, id: agentIdOf(1) }))).toBe('conflict');
   });
 });
 
@@ -46,7 +46,7 @@ describe('GraphQL: scheduled calls', () => {
       message: res.body.errors?.[0]?.message,
     });
     const create = (input: string, at: string) =>
-      a.gql(`mutation($app: UUID!, $at: DateTime!) { createScheduledCall(appId: $app, input: { scheduledAtUtc: $at, durationMinutes: 20, guestName: "Cy"${input} }) { id } }`, {
+      a.gql(`mutation($app: UUID!, $at: DateTime!) { createScheduledCall(appId: $app, input: { scheduledAtUtc: $at, durationMinutes: 20, guestName: "Cy"${input} }) { id: callId } }`, {
         app: tenant.appId,
         at,
       });
@@ -58,7 +58,7 @@ describe('GraphQL: scheduled calls', () => {
     const stranger = '"00000000-0000-4000-8000-000000000001"';
     expect(detailsOf(await create(`, assignedAgentId: ${stranger}`, futureDay(30, 9).toISOString()))).toMatchObject({ fields: ['input.assignedAgentId'] });
     const id = (await create('', futureDay(30, 9).toISOString())).body.data.createScheduledCall.id;
-    const moved = await a.gql(`mutation($app: UUID!, $id: UUID!) { updateScheduledCall(appId: $app, id: $id, input: { assignedAgentId: ${stranger} }) { id } }`, {
+    const moved = await a.gql(`mutation($app: UUID!, $id: UUID!) { updateScheduledCall(appId: $app, id: $id, input: { assignedAgentId: ${stranger} }) { id: callId } }`, {
       app: tenant.appId,
       id,
     });

@@ -11,9 +11,9 @@ describe('GraphQL: agents, hours, exceptions and DND', () => {
     const tenant = await server.tenant();
     const reader = await (await server.client({ apps: [tenant.appId], scopes: ['scheduling:read'] })).token();
     const a = api(server, tenant);
-    const res = await a.gql(`mutation($app: UUID!) { saveAgent(appId: $app, input: { name: "X", timezone: "UTC" }) { id } }`, { app: tenant.appId }, reader);
+    const res = await a.gql(`mutation($app: UUID!) { saveAgent(appId: $app, input: { name: "X", timezone: "UTC" }) { id: agentId } }`, { app: tenant.appId }, reader);
     expect(codeOf(res)).toBe('forbidden');
     const stranger = await server.tenant();
-    expect(codeOf(await a.gql(`query($app: UUID!) { agents(appId: $app) { id } }`, { app: tenant.appId }, stranger.accessToken))).toBe('forbidden');
+    expect(codeOf(await a.gql(`query($app: UUID!) { agents(appId: $app) { id: agentId } }`, { app: tenant.appId }, stranger.accessToken))).toBe('forbidden');
   });
 });

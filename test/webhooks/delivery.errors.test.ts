@@ -24,7 +24,7 @@ describe('retries', () => {
     await run(new Date());
     const [row] = await deliveriesOf(server, tenant.appId);
     expect(row).toMatchObject({ status: 'failed', attempts: 1, lastResponseCode: 410 });
-    const LIST = `query($appId: UUID!) { webhookSubscriptions(appId: $appId) { id status disabledReason } }`;
+    const LIST = `query($appId: UUID!) { webhookSubscriptions(appId: $appId) { id: subscriptionId status disabledReason } }`;
     expect((await gql(server.url, tenant.accessToken, LIST, { appId: tenant.appId })).body.data.webhookSubscriptions).toEqual([
       { id, status: 'disabled', disabledReason: 'the endpoint answered 410 Gone' },
     ]);

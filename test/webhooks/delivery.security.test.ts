@@ -19,7 +19,7 @@ beforeEach(() => {
 
 const DELIVERIES = `query Deliveries($appId: UUID!, $status: String, $first: Int, $after: String) {
   webhookDeliveries(appId: $appId, status: $status, first: $first, after: $after) {
-    nodes { id eventType status attempts lastResponseCode lastError nextAttemptAt deliveredAt payload }
+    nodes { id: deliveryId eventType status attempts lastResponseCode lastError nextAttemptAt deliveredAt payload }
     pageInfo { hasNextPage endCursor }
   }
 }`;
@@ -89,10 +89,10 @@ describe('subscriptions: validation, scopes and tenancy', () => {
     const appId = owner.tenant.appId;
     const operations: [string, Record<string, unknown>][] = [
       [`mutation($appId: UUID!, $url: String!) { createWebhookSubscription(appId: $appId, url: $url, eventTypes: ["scheduled.cancelled"]) { secret } }`, { appId, url: receiver.url }],
-      [`query($appId: UUID!) { webhookSubscriptions(appId: $appId) { id } }`, { appId }],
-      [`query($appId: UUID!) { webhookDeliveries(appId: $appId) { nodes { id } } }`, { appId }],
-      [`mutation($appId: UUID!, $id: UUID!) { deleteWebhookSubscription(appId: $appId, id: $id) { id } }`, { appId, id }],
-      [`mutation($appId: UUID!, $id: UUID!) { setWebhookSubscriptionStatus(appId: $appId, id: $id, active: false) { id } }`, { appId, id }],
+      [`query($appId: UUID!) { webhookSubscriptions(appId: $appId) { id: subscriptionId } }`, { appId }],
+      [`query($appId: UUID!) { webhookDeliveries(appId: $appId) { nodes { id: deliveryId } } }`, { appId }],
+      [`mutation($appId: UUID!, $id: UUID!) { deleteWebhookSubscription(appId: $appId, id: $id) { id: subscriptionId } }`, { appId, id }],
+      [`mutation($appId: UUID!, $id: UUID!) { setWebhookSubscriptionStatus(appId: $appId, id: $id, active: false) { id: subscriptionId } }`, { appId, id }],
     ];
     for (const token of [noScope.accessToken, noScopeSameApp, otherApp.accessToken]) {
       for (const [query, variables] of operations) {
