@@ -6,7 +6,8 @@ import { listCampaigns } from './campaigns.service.js';
 import type { FunnelCounts } from './funnel.js';
 import { funnelFields } from './funnel.graphql.js';
 import { campaignFilters, campaignListArgs, campaignStatusFilters } from './filters.js';
-import type { CampaignRow } from './tables.js';
+import { campaigns, type CampaignRow } from './tables.js';
+import { asNode } from '../graphql/node.js';
 
 export const FunnelRef = builder.objectRef<FunnelCounts>('Funnel').implement({
   description: 'Outbound message funnel: sent = sent+delivered+read, delivered = delivered+read, read, failed, cost.',
@@ -55,3 +56,5 @@ builder.queryField('campaigns', (t) =>
     resolve: (_root, args, ctx) => listCampaigns(ctx, parseInput(campaignListArgs, args)),
   }),
 );
+
+asNode(CampaignRef, { table: campaigns, appId: campaigns.appId, id: campaigns.id, uuid: true, scope: 'campaigns:read', appIdOf: (row) => row.appId, rawIdOf: (row) => row.id });

@@ -3,7 +3,8 @@ import { builder } from '../graphql/builder.js';
 import { messageFilters, messageListArgs, messageStatuses } from './filters.js';
 import { listMessages } from './messages.service.js';
 import { connectionOf, pageComplexity } from '../graphql/connection.js';
-import type { MessageRow } from './tables.js';
+import { messages, type MessageRow } from './tables.js';
+import { asNode } from '../graphql/node.js';
 
 export const MessageRef = builder.objectRef<MessageRow>('Message').implement({
   description: 'A connector message. Scope: messages:read.',
@@ -59,3 +60,5 @@ builder.queryField('messages', (t) =>
     resolve: (_root, args, ctx) => listMessages(ctx, parseInput(messageListArgs, args)),
   }),
 );
+
+asNode(MessageRef, { table: messages, appId: messages.appId, id: messages.id, uuid: false, scope: 'messages:read', appIdOf: (row) => row.appId, rawIdOf: (row) => row.id });

@@ -1,8 +1,9 @@
 import { parseInput } from '../errors/zod-details.js';
 import { builder } from '../graphql/builder.js';
 import { connectionOf, pageComplexity } from '../graphql/connection.js';
-import type { TemplateRow } from './tables.js';
+import { templates, type TemplateRow } from './tables.js';
 import { buttonCount, getTemplate, listTemplates, quickReplyCount, templateFilters, templateListArgs } from './templates.service.js';
+import { asNode } from '../graphql/node.js';
 
 export const TemplateRef = builder.objectRef<TemplateRow>('Template').implement({
   description: 'A message template. Scope: analytics:read.',
@@ -64,3 +65,5 @@ builder.queryField('template', (t) =>
     resolve: (_root, args, ctx) => getTemplate(ctx, args.appId, args.templateId),
   }),
 );
+
+asNode(TemplateRef, { table: templates, appId: templates.appId, id: templates.id, uuid: true, scope: 'analytics:read', appIdOf: (row) => row.appId, rawIdOf: (row) => row.id });

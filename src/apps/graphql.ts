@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import { builder } from '../graphql/builder.js';
 import { notFound } from '../errors/app-error.js';
 import { apps, type AppRow } from './tables.js';
+import { asNode } from '../graphql/node.js';
 
 export const AppRef = builder.objectRef<AppRow>('App').implement({
   description: 'A tenant: every analytics, scheduling and video record belongs to one app.',
@@ -26,3 +27,5 @@ builder.queryField('app', (t) =>
     },
   }),
 );
+
+asNode(AppRef, { table: apps, appId: apps.id, id: apps.id, uuid: true, appIdOf: (row) => row.id, rawIdOf: (row) => row.id });

@@ -21,7 +21,6 @@ import '../video/recordings.graphql.js';
 import '../webhooks/graphql.js';
 import { builder } from './builder.js';
 import { withDeadlines } from './deadline.js';
-import './node-types.js';
 
 // Every operation stops at its request's deadline (deadline.ts).
 export const schema = withDeadlines(builder.toSchema({ sortSchema: true }));

@@ -7,9 +7,8 @@ import { AppError } from '../errors/app-error.js';
 import { errorResponse, graphqlErrorBody, methodNotAllowed, serverError, videoErrorEnvelope } from '../errors/envelope.js';
 import { toAppError } from '../graphql/errors.js';
 import { mountLookupRoutes, mountRoutes, type RestRoute } from '../rest/adapter.js';
-import { tokenHandler } from './token-route.js';
 import { createRequestContext, type Runtime } from '../runtime.js';
-import { videoHostRoutes } from '../rest/routes.js';
+import { tokenRoute, videoHostRoutes } from '../rest/routes.js';
 import { mountMetrics } from '../observability/endpoint.js';
 import { httpMetrics } from '../observability/http-metrics.js';
 import { rateLimitRejections } from '../observability/metrics.js';
@@ -18,7 +17,7 @@ import { compressAsset, serveAsset, type CompressedAsset } from './compressed-as
 import { clientConcurrency } from './client-concurrency.js';
 import { mountDocs } from './docs.js';
 import { createGraphQLServer } from './graphql.js';
-import type { HttpEnv } from '../hono-env.js';
+import type { HttpEnv } from '../web/hono-env.js';
 
 /** Request id, context and access log: the first middleware of both listeners. */
 export function requestScope(runtime: Runtime): MiddlewareHandler<HttpEnv> {
@@ -244,8 +243,8 @@ export function createMainApp(runtime: Runtime, schema: GraphQLSchema, routes: r
 
   const v1 = new Hono<HttpEnv>();
   v1.use('*', tooLarge);
-  v1.post('/oauth/token', tokenHandler);
-  v1.all('/oauth/token', methodNotAllowed(['POST']));
+  v1.post(tokenRoute.path, tokenRoute.handler);
+  v1.all(tokenRoute.path, methodNotAllowed([tokenRoute.method]));
   mountDocs(app, v1, runtime, schema, routes);
   mountRoutes(v1, schema, routes, requireAuth(runtime, restShape, 'rest'));
   app.route('/api/v1', v1);

@@ -2,8 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { AppError } from '../errors/app-error.js';
-import { lingerOnClose } from './lingering-close.js';
-import type { HttpEnv } from '../hono-env.js';
+import { lingerOnClose } from '../web/lingering-close.js';
+import type { HttpEnv } from '../web/hono-env.js';
 
 /** The largest request body any listener reads: over 1 MiB is a 413. */
 export const ONE_MIB = 1024 * 1024;

@@ -10,7 +10,7 @@ import type { Runtime } from '../runtime.js';
 import { videoHostRoutes } from '../rest/routes.js';
 import { compressAsset, serveAsset, type CompressedAsset } from './compressed-asset.js';
 import { methodNotAllowed } from '../errors/envelope.js';
-import type { HttpEnv } from '../hono-env.js';
+import type { HttpEnv } from '../web/hono-env.js';
 
 // GET /api/v1/openapi.json (no auth) and the interactive reference at /docs: Swagger UI from
 // the swagger-ui-dist package, served from this process (no CDN; the page works offline).

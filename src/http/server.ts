@@ -14,7 +14,7 @@ import { httpConnectionsOpen, httpConnectionsRefused } from '../observability/me
 import { createMainApp, createVideoApp } from './app.js';
 import { announcesTooLarge } from './body-limit.js';
 import { answerClientErrors, type ClientErrorBody } from './client-errors.js';
-import type { HttpEnv } from '../hono-env.js';
+import type { HttpEnv } from '../web/hono-env.js';
 
 export interface RunningServers {
   mainPort: number;

@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import type { HttpEnv } from '../hono-env.js';
+import type { HttpEnv } from '../web/hono-env.js';
 import type { Runtime } from '../runtime.js';
 import { replicaLag } from '../db/replica.js';
 import { collectProcessMetrics, dbPoolMax, dbQueries, dbReplicaBehind, dbReplicaLag, dbReplicaUp, registry, sseConnections } from './metrics.js';

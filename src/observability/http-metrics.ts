@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
 import { toAppError } from '../graphql/errors.js';
-import type { HttpEnv } from '../hono-env.js';
+import type { HttpEnv } from '../web/hono-env.js';
 import { httpDuration, httpRequests } from './metrics.js';
 
 /**

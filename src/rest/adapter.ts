@@ -18,7 +18,7 @@ import { UUID_PATTERN, validationErrorType } from '../graphql/builder.js';
 import { requiredScope } from '../graphql/field-scope.js';
 import { hasOrderedRootFields } from '../graphql/ordered-root-fields.js';
 import { errorResponse, serverError, timestamp } from '../errors/envelope.js';
-import type { HttpEnv } from '../hono-env.js';
+import type { HttpEnv } from '../web/hono-env.js';
 import type { RequestContext } from '../runtime.js';
 import type { Clock } from '../time/clock.js';
 import { coerceVariables, variableSlots, variableValues, type VariableSlot } from '../graphql/variables.js';

@@ -16,8 +16,10 @@ import {
   setWorkingHours,
 } from './agents.service.js';
 import { agentInput, exceptionInput, exceptionKinds, schedulingFields, windowInput } from './fields.js';
-import type { AgentRow, AvailabilityExceptionRow, DndWindowRow } from './tables.js';
+import { agents, type AgentRow, type AvailabilityExceptionRow, type DndWindowRow } from './tables.js';
 import { weekdays } from './working-hours.js';
+import { isNull } from 'drizzle-orm';
+import { asNode } from '../graphql/node.js';
 
 // Agents' calendars: reads need scheduling:read, changes scheduling:write, the scope that books
 // calls too.
@@ -206,3 +208,6 @@ builder.mutationField('removeDndWindow', (t) =>
     resolve: (_root, args, ctx) => removeDndWindow(ctx, args.appId, args.id),
   }),
 );
+
+// A deleted agent is kept only for its calls' history: not refetchable, as its lists leave it out.
+asNode(Agent, { table: agents, appId: agents.appId, id: agents.id, uuid: true, scope: 'scheduling:read', visible: isNull(agents.deletedAt), appIdOf: (row) => row.appId, rawIdOf: (row) => row.id });

@@ -13,8 +13,9 @@ import {
   updateScheduledCall,
 } from './calls.service.js';
 import { callListArgs, callStatuses, createCallInput, schedulingFields, updateCallInput } from './fields.js';
-import type { ScheduledCallEventRow, ScheduledCallRow } from './tables.js';
+import { scheduledCallEvents, scheduledCalls, type ScheduledCallEventRow, type ScheduledCallRow } from './tables.js';
 import { eventsLoader } from './timeline.js';
+import { asNode } from '../graphql/node.js';
 
 // Scheduled calls and their timeline, with every REST operation's twin. Scheduling paths report
 // bad input as invalid_request, so these fields do too: one error type per domain.
@@ -200,3 +201,6 @@ builder.mutationField('recordScheduledCallOutcome', (t) =>
       recordCallOutcome(ctx, args.appId, args.id, args.outcome as 'completed' | 'no_show', args.reason ?? undefined),
   }),
 );
+
+asNode(ScheduledCall, { table: scheduledCalls, appId: scheduledCalls.appId, id: scheduledCalls.id, uuid: true, scope: 'scheduling:read', appIdOf: (row) => row.appId, rawIdOf: (row) => row.id });
+asNode(ScheduledCallEvent, { table: scheduledCallEvents, appId: scheduledCallEvents.appId, id: scheduledCallEvents.id, uuid: true, scope: 'scheduling:read', appIdOf: (row) => row.appId, rawIdOf: (row) => row.id });

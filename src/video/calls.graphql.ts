@@ -14,7 +14,8 @@ import {
   videoCallListArgs,
   videoFields as shape,
 } from './service.js';
-import type { VideoCallRow } from './tables.js';
+import { videoCalls, type VideoCallRow } from './tables.js';
+import { asNode } from '../graphql/node.js';
 
 // Video calls, with the fields the video host's lookup returns (participants and usage:
 // participants.graphql.ts; recordings: recordings.graphql.ts). Reads need video:read; there is no
@@ -167,3 +168,5 @@ builder.mutationField('recordVideoCallEnded', (t) =>
     resolve: (_root, args, ctx) => recordCallEnded(ctx, parseInput(callEndedArgs, args)),
   }),
 );
+
+asNode(VideoCall, { table: videoCalls, appId: videoCalls.appId, id: videoCalls.id, uuid: true, scope: 'video:read', appIdOf: (row) => row.appId, rawIdOf: (row) => row.id });

@@ -10,7 +10,8 @@ import {
   retryDelivery,
   setSubscriptionStatus,
 } from './service.js';
-import type { WebhookDeliveryRow, WebhookSubscriptionRow } from './tables.js';
+import { webhookDeliveries, webhookSubscriptions, type WebhookDeliveryRow, type WebhookSubscriptionRow } from './tables.js';
+import { asNode } from '../graphql/node.js';
 
 // Webhook subscriptions and their deliveries. Every field: scope webhooks:write and access to
 // the app, so a client manages only its own apps' webhooks.
@@ -146,3 +147,6 @@ builder.mutationField('retryWebhookDelivery', (t) =>
     resolve: (_root, args, ctx) => retryDelivery(ctx.runtime.database.db, args.appId, args.id, ctx.runtime.clock.now()),
   }),
 );
+
+asNode(WebhookSubscription, { table: webhookSubscriptions, appId: webhookSubscriptions.appId, id: webhookSubscriptions.id, uuid: true, scope: 'webhooks:write', appIdOf: (row) => row.appId, rawIdOf: (row) => row.id });
+asNode(WebhookDelivery, { table: webhookDeliveries, appId: webhookDeliveries.appId, id: webhookDeliveries.id, uuid: true, scope: 'webhooks:write', appIdOf: (row) => row.appId, rawIdOf: (row) => row.id });

@@ -10,7 +10,7 @@ import { gql, request } from '../helpers/http.js';
 import { createFreshDatabase, startTestServer, type TestServer } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
 
-// JWT_PRIVATE_JWK must be an ES256 private JWK (docs/OPERATIONS.md): anything else is refused at
+// JWT_PRIVATE_JWK must be an ES256 private JWK (docs/operations.md): anything else is refused at
 // start-up, nothing secret reaches the JWKS, and a changed key is the signing key on restart.
 
 const ecKey = (namedCurve = 'P-256') => generateKeyPairSync('ec', { namedCurve }).privateKey.export({ format: 'jwk' }) as Record<string, string>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addressKey } from '../../src/http/token-route.js';
+import { addressKey } from '../../src/rest/token-route.js';
 
 // The address the token failure budgets count: IPv6 callers by their /64, since one host usually holds a whole /64.
 describe('token failure budgets: source address', () => {

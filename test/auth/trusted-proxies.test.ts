@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { forwardedClient } from '../../src/http/token-route.js';
+import { forwardedClient } from '../../src/rest/token-route.js';
 import type { TestServer } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
 

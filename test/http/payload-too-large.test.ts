@@ -1,6 +1,6 @@
 import { connect, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { LINGER_MS } from '../../src/http/lingering-close.js';
+import { LINGER_MS } from '../../src/web/lingering-close.js';
 import { useServer } from '../helpers/use-server.js';
 
 const { server, tenant } = useServer({ tenant: true });

@@ -5,9 +5,9 @@ import type { Context as HonoContext } from 'hono';
 import { issueToken, type ClientCredentials } from '../auth/access-tokens.js';
 import { trustedProxy } from '../config.js';
 import { AppError } from '../errors/app-error.js';
-import type { HttpEnv } from '../hono-env.js';
-import { readJsonBody, withMeta } from '../rest/adapter.js';
-import { lingerOnClose } from './lingering-close.js';
+import type { HttpEnv } from '../web/hono-env.js';
+import { readJsonBody, withMeta } from './adapter.js';
+import { lingerOnClose } from '../web/lingering-close.js';
 
 /**
  * POST /oauth/token is the one v1 path that does not run through the schema: it authenticates

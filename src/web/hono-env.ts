@@ -1,4 +1,4 @@
-import type { RequestContext } from './runtime.js';
+import type { RequestContext } from '../runtime.js';
 
 /** Hono variables set by the middleware chain. */
 export interface HttpEnv {
