@@ -24,7 +24,7 @@ export const analyticsRoutes: RestRoute[] = [
     method: 'GET',
     path: '/analytics/:appId/messages',
     queryAliases: { limit: 'first', cursor: 'after' },
-    document: `query RestMessages($appId: UUID!, $first: Int, $after: String, $status: String, $direction: String,
+    document: `query RestMessages($appId: UUID!, $first: Int, $after: String, $status: MessageStatus, $direction: MessageDirection,
       $channel: String, $messageType: String, $source: String, $destination: String, $search: String,
       $startDate: String, $endDate: String) {
       messages(appId: $appId, first: $first, after: $after, status: $status, direction: $direction,
