@@ -43,7 +43,7 @@ query Viewer {
   {
     query: `# Analytics (scopes messages:read, campaigns:read, analytics:read).
 query AnalyticsOverview($appId: UUID!, $first: Int) {
-  messages(appId: $appId, first: $first, direction: "outbound") {
+  messages(appId: $appId, first: $first, direction: outbound) {
     nodes { id status channel userPhone sentAt createdAt }
     pageInfo { hasNextPage endCursor }
   }
@@ -64,7 +64,7 @@ query Availability($appId: UUID!, $fromUtc: DateTime!, $toUtc: DateTime!) {
   availability(appId: $appId, fromUtc: $fromUtc, toUtc: $toUtc, durationMinutes: 30) {
     slots { startUtc endUtc agentId }
   }
-  scheduledCalls(appId: $appId, first: 10, status: "scheduled") {
+  scheduledCalls(appId: $appId, first: 10, status: scheduled) {
     nodes { id guestName scheduledAt durationMinutes status assignedAgentId }
   }
 }
