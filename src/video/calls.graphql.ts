@@ -2,7 +2,8 @@ import { parseInput } from '../errors/zod-details.js';
 import { builder } from '../graphql/builder.js';
 import { connectionOf, pageComplexity } from '../graphql/connection.js';
 import { zodInputFields } from '../graphql/zod-input.js';
-import { callStatuses } from './lifecycle.js';
+import { closedEnum } from '../graphql/enums.js';
+import { callStatuses, participantRoles, recordingStatuses } from './lifecycle.js';
 import {
   callEndedArgs,
   createVideoCall,
@@ -42,12 +43,16 @@ export const callKey = (call: VideoCallRow) => ({ appId: call.appId, callId: cal
 // as 2 items rather than the default 10, so a page of 50 calls with every field fits the budget.
 export const batchedList = { field: 1, multiplier: 2 };
 
+export const VideoCallStatusEnum = closedEnum('VideoCallStatus', callStatuses, 'The state of a video call: created, then active, then ended.');
+export const VideoRecordingStatusEnum = closedEnum('VideoRecordingStatus', recordingStatuses, 'The state of a recording: processing, then available or failed.');
+export const VideoParticipantRoleEnum = closedEnum('VideoParticipantRole', participantRoles, 'The part a participant plays in a video call.');
+
 export const VideoCall = builder.objectRef<VideoCallRow>('VideoCall').implement({
   description: 'A video call with its participants, usage and recordings. Scope: video:read.',
   fields: (t) => ({
     callId: t.exposeID('id', { description: 'Unique call identifier (UUID).' }),
     appId: t.exposeID('appId', { description: 'The app of the call.' }),
-    status: t.exposeString('status', { description: `One of ${callStatuses.join(', ')} (docs/graphql.md, "Video calls", for the moves).` }),
+    status: t.expose('status', { type: VideoCallStatusEnum, description: 'docs/graphql.md, "Video calls", for the moves.' }),
     presetId: t.exposeString('presetId', { description: 'The preset used.' }),
     title: t.exposeString('title', { description: 'Title set at creation, or null.', nullable: true }),
     description: t.exposeString('description', { description: 'Description set at creation, or null.', nullable: true }),
@@ -98,7 +103,7 @@ builder.queryField('videoCalls', (t) =>
       appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
       first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).', validate: { schema: shape.first } }),
       after: t.arg.string({ description: 'pageInfo.endCursor of the previous page.', validate: { schema: shape.after } }),
-      status: t.arg.string({ description: `One of ${callStatuses.join(', ')}.`, validate: { schema: shape.callStatus } }),
+      status: t.arg({ type: VideoCallStatusEnum, description: 'Calls in this state.' }),
     },
     resolve: (_root, args, ctx) => listVideoCalls(ctx, parseInput(videoCallListArgs, args)),
   }),
