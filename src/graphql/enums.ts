@@ -13,7 +13,8 @@ export const enumSchemas = new Map<string, z.ZodType>();
  * zod schemas use, so the two cannot drift. Rows hold the value as text, so a field may expose a
  * plain string column; serializing anything outside the set is an error.
  */
-export function closedEnum<const V extends readonly [string, ...string[]]>(name: string, values: V, description: string) {
+export function closedEnum<const V extends readonly [string, ...string[]]>(name: string, values: V, description: string, valueDescriptions: Partial<Record<V[number], string>> = {}) {
   enumSchemas.set(name, z.enum(values));
-  return builder.enumType(name, { description, values: values as unknown as readonly V[number][] }) as unknown as EnumRef<typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never, string, V[number]>;
+  const described = Object.fromEntries(values.map((v) => [v, { value: v, description: valueDescriptions[v as V[number]] ?? `The REST value "${v}".` }]));
+  return builder.enumType(name, { description, values: described as Record<V[number], { value: V[number]; description: string }> }) as unknown as EnumRef<typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never, string, V[number]>;
 }
