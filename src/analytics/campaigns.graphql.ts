@@ -1,11 +1,12 @@
 import { parseInput } from '../errors/zod-details.js';
 import { builder } from '../graphql/builder.js';
 import { connectionOf, pageComplexity } from '../graphql/connection.js';
+import { closedEnum } from '../graphql/enums.js';
 import { campaignStatsLoader } from './campaign-stats.js';
 import { listCampaigns } from './campaigns.service.js';
 import type { FunnelCounts } from './funnel.js';
 import { funnelFields } from './funnel.graphql.js';
-import { campaignFilters, campaignListArgs, campaignStatusFilters } from './filters.js';
+import { campaignFilters, campaignListArgs, campaignStatuses, campaignStatusFilters } from './filters.js';
 import { campaigns, type CampaignRow } from './tables.js';
 import { asNode } from '../graphql/node.js';
 
@@ -14,12 +15,15 @@ export const FunnelRef = builder.objectRef<FunnelCounts>('Funnel').implement({
   fields: (t) => funnelFields(t),
 });
 
+const CampaignStatusEnum = closedEnum('CampaignStatus', campaignStatuses, 'The state of a campaign.');
+const CampaignStatusFilterEnum = closedEnum('CampaignStatusFilter', campaignStatusFilters, 'A campaign state to filter by; all means no filter.');
+
 export const CampaignRef = builder.objectRef<CampaignRow>('Campaign').implement({
   description: 'A messaging campaign. Scope: campaigns:read.',
   fields: (t) => ({
     campaignId: t.exposeID('id', { description: 'Campaign id (UUID), its raw id.' }),
     name: t.exposeString('name', { description: 'Campaign name.' }),
-    status: t.exposeString('status', { description: 'One of active, completed, paused, failed, scheduled, running.' }),
+    status: t.expose('status', { type: CampaignStatusEnum, description: 'The state of the campaign.' }),
     totalContacts: t.exposeInt('totalContacts', { description: 'Contacts targeted.' }),
     sentCount: t.exposeInt('sentCount', { description: 'Messages sent so far.' }),
     tags: t.exposeStringList('tags', { description: 'Tags of the campaign.' }),
@@ -45,7 +49,7 @@ builder.queryField('campaigns', (t) =>
       appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
       first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).', validate: { schema: campaignFilters.first } }),
       after: t.arg.string({ description: 'pageInfo.endCursor of the previous page.', validate: { schema: campaignFilters.after } }),
-      status: t.arg.stringList({ description: `Any of ${campaignStatusFilters.join(', ')}; all means no filter.`, validate: { schema: campaignFilters.status } }),
+      status: t.arg({ type: [CampaignStatusFilterEnum], description: 'Any of these states; all means no filter.', validate: { schema: campaignFilters.status } }),
       search: t.arg.string({ description: 'Case-insensitive substring of the campaign name.', validate: { schema: campaignFilters.search } }),
       tags: t.arg.stringList({ description: 'A campaign matches if it carries any of them.', validate: { schema: campaignFilters.tags } }),
       startDate: t.arg.string({ description: 'YYYY-MM-DD, UTC, inclusive.', validate: { schema: campaignFilters.startDate } }),

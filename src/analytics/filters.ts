@@ -46,7 +46,8 @@ export const messageListArgs = z
 export type MessageListArgs = z.output<typeof messageListArgs>;
 
 // Campaign status filter values; `all` means no filter.
-export const campaignStatusFilters = ['all', 'active', 'completed', 'paused', 'failed', 'scheduled', 'running'] as const;
+export const campaignStatuses = ['active', 'completed', 'paused', 'failed', 'scheduled', 'running'] as const;
+export const campaignStatusFilters = ['all', ...campaignStatuses] as const;
 
 export const campaignFilters = {
   first: messageFilters.first,

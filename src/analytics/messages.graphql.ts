@@ -1,10 +1,14 @@
 import { parseInput } from '../errors/zod-details.js';
 import { builder } from '../graphql/builder.js';
-import { messageFilters, messageListArgs, messageStatuses } from './filters.js';
+import { directions, messageFilters, messageListArgs, messageStatuses } from './filters.js';
+import { closedEnum } from '../graphql/enums.js';
 import { listMessages } from './messages.service.js';
 import { connectionOf, pageComplexity } from '../graphql/connection.js';
 import { messages, type MessageRow } from './tables.js';
 import { asNode } from '../graphql/node.js';
+
+export const MessageStatusEnum = closedEnum('MessageStatus', messageStatuses, 'The state a connector message is in.');
+export const MessageDirectionEnum = closedEnum('MessageDirection', directions, 'Whether a message came from the user (inbound) or went to them (outbound).');
 
 export const MessageRef = builder.objectRef<MessageRow>('Message').implement({
   description: 'A connector message. Scope: messages:read.',
@@ -15,12 +19,12 @@ export const MessageRef = builder.objectRef<MessageRow>('Message').implement({
     providerFrom: t.exposeString('providerFrom', { description: 'Sender address at the provider.' }),
     providerTo: t.exposeString('providerTo', { description: 'Recipient address at the provider.' }),
     channel: t.exposeString('channel', { description: 'Messaging channel name.' }),
-    direction: t.exposeString('direction', { description: 'inbound or outbound.' }),
+    direction: t.expose('direction', { type: MessageDirectionEnum, description: 'inbound or outbound.' }),
     messageType: t.exposeString('messageType', { description: 'Provider message type.' }),
     userPhone: t.exposeString('userPhone', { description: 'Digits.' }),
     conversationKey: t.exposeString('conversationKey', { description: 'Conversation key.' }),
     providerMessageId: t.exposeString('providerMessageId', { description: "The provider's id for the message." }),
-    status: t.exposeString('status', { description: `One of ${messageStatuses.join(', ')}.` }),
+    status: t.expose('status', { type: MessageStatusEnum, description: 'Delivery state.' }),
     sentAt: t.expose('sentAt', { description: 'When it was sent, or null.', type: 'DateTime', nullable: true }),
     failedAt: t.expose('failedAt', { description: 'When it failed, or null.', type: 'DateTime', nullable: true }),
     deliveredAt: t.expose('deliveredAt', { description: 'When it was delivered, or null.', type: 'DateTime', nullable: true }),
@@ -44,8 +48,8 @@ builder.queryField('messages', (t) =>
       appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
       first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).', validate: { schema: messageFilters.first } }),
       after: t.arg.string({ description: 'pageInfo.endCursor of the previous page.', validate: { schema: messageFilters.after } }),
-      status: t.arg.string({ description: 'Exact status filter.', validate: { schema: messageFilters.status } }),
-      direction: t.arg.string({ description: 'inbound or outbound.', validate: { schema: messageFilters.direction } }),
+      status: t.arg({ type: MessageStatusEnum, description: 'Exact status filter.' }),
+      direction: t.arg({ type: MessageDirectionEnum, description: 'inbound or outbound.' }),
       channel: t.arg.string({ description: 'Messaging channel name (exact).', validate: { schema: messageFilters.channel } }),
       messageType: t.arg.string({ description: 'Provider message type (exact).', validate: { schema: messageFilters.messageType } }),
       source: t.arg.string({ description: 'Connector source system (exact).', validate: { schema: messageFilters.source } }),

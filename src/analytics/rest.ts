@@ -24,7 +24,7 @@ export const analyticsRoutes: RestRoute[] = [
     method: 'GET',
     path: '/analytics/:appId/messages',
     queryAliases: { limit: 'first', cursor: 'after' },
-    document: `query RestMessages($appId: UUID!, $first: Int, $after: String, $status: String, $direction: String,
+    document: `query RestMessages($appId: UUID!, $first: Int, $after: String, $status: MessageStatus, $direction: MessageDirection,
       $channel: String, $messageType: String, $source: String, $destination: String, $search: String,
       $startDate: String, $endDate: String) {
       messages(appId: $appId, first: $first, after: $after, status: $status, direction: $direction,
@@ -38,7 +38,7 @@ export const analyticsRoutes: RestRoute[] = [
 ];
 
 const campaignListFields = 'id: campaignId name status total_contacts: totalContacts sent_count: sentCount created_at: createdAt';
-const campaignsQuery = `query RestCampaigns($appId: UUID!, $first: Int, $after: String, $status: [String!], $search: String,
+const campaignsQuery = `query RestCampaigns($appId: UUID!, $first: Int, $after: String, $status: [CampaignStatusFilter!], $search: String,
   $tags: [String!], $startDate: String, $endDate: String, $createdFrom: DateTime, $createdBefore: DateTime) {
   campaigns(appId: $appId, first: $first, after: $after, status: $status, search: $search, tags: $tags,
     startDate: $startDate, endDate: $endDate, createdFrom: $createdFrom, createdBefore: $createdBefore) {

@@ -9,6 +9,8 @@ import {
   type VariableDefinitionNode,
 } from 'graphql';
 import type { ErrorDetail } from '../errors/app-error.js';
+import { zodIssuesToDetails } from '../errors/zod-details.js';
+import { enumSchemas } from '../graphql/enums.js';
 
 /** A variable of a route's document and its type, looked up once when the route is mounted. */
 export interface VariableSlot {
@@ -66,7 +68,14 @@ export function coerceVariables(
       continue;
     }
     if (fromStrings.has(name) && typeof value === 'string') value = fromQueryString(value, type);
-    coerceInputValue(value, type, (path, _invalid, error) => {
+    const closedSet = enumSchemas.get(getNamedType(type).name);
+    coerceInputValue(value, type, (path, invalid, error) => {
+      // A value outside a closed set gets the detail the zod check of that set gives.
+      const issues = closedSet?.safeParse(invalid).error?.issues;
+      if (issues) {
+        details.push(...zodIssuesToDetails(issues, [name, ...path]));
+        return;
+      }
       // graphql-js reports a missing or unknown field of an input object at the object's path.
       const field = /^Field "([^"]+)" (?:of required type .* was not provided|is not defined by type)/.exec(error.message)?.[1];
       details.push({ field: [name, ...path, ...(field ? [field] : [])].join('.'), ...coercionDetail(error.message) });

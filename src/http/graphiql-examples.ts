@@ -46,7 +46,7 @@ query Viewer {
 #   node(id: "<id>") { ... on Campaign { campaignId name } }
 # messageId and campaignId are the raw ids REST paths take.
 query AnalyticsOverview($appId: UUID!, $first: Int) {
-  messages(appId: $appId, first: $first, direction: "outbound") {
+  messages(appId: $appId, first: $first, direction: outbound) {
     nodes { id messageId status channel userPhone sentAt createdAt }
     pageInfo { hasNextPage endCursor }
   }
@@ -67,7 +67,7 @@ query Availability($appId: UUID!, $fromUtc: DateTime!, $toUtc: DateTime!) {
   availability(appId: $appId, fromUtc: $fromUtc, toUtc: $toUtc, durationMinutes: 30) {
     slots { startUtc endUtc agentId }
   }
-  scheduledCalls(appId: $appId, first: 10, status: "scheduled") {
+  scheduledCalls(appId: $appId, first: 10, status: scheduled) {
     nodes { id callId guestName scheduledAt durationMinutes status assignedAgentId }
   }
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseInput } from '../errors/zod-details.js';
 import { builder } from '../graphql/builder.js';
+import { closedEnum } from '../graphql/enums.js';
 import { zodInputFields } from '../graphql/zod-input.js';
 import {
   addAvailabilityException,
@@ -28,12 +29,14 @@ const read = (appId: string) => ({ $all: { scope: 'scheduling:read' as const, ap
 const write = (appId: string) => ({ $all: { scope: 'scheduling:write' as const, app: appId } });
 const hoursDescription = `Weekly working hours in the agent's local time: {"mon": [["09:00", "17:00"]], …, "sun": []} (keys ${weekdays.join(', ')}); an interval whose end is not after its start runs past midnight; "24:00" may end an interval.`;
 
+const ExceptionKindEnum = closedEnum('AvailabilityExceptionKind', exceptionKinds, 'blocked excludes slots; available_extra offers slots outside working hours.');
+
 const AvailabilityException = builder.objectRef<AvailabilityExceptionRow>('AvailabilityException').implement({
   description: 'A blocked or available_extra window of an agent, in UTC.',
   fields: (t) => ({
     id: t.exposeID('id', { description: 'Exception id (UUID).' }),
     agentId: t.exposeID('agentId', { description: 'The agent (UUID).' }),
-    kind: t.exposeString('kind', { description: exceptionKinds.join(' or ') }),
+    kind: t.expose('kind', { type: ExceptionKindEnum, description: 'blocked or available_extra.' }),
     startUtc: t.expose('startAt', { description: 'Start, ISO 8601 UTC (inclusive).', type: 'DateTime' }),
     endUtc: t.expose('endAt', { description: 'End, ISO 8601 UTC (exclusive).', type: 'DateTime' }),
   }),
@@ -163,7 +166,7 @@ builder.mutationField('addAvailabilityException', (t) =>
     args: {
       appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
       agentId: t.arg({ description: 'The agent (UUID).', type: 'UUID', required: true }),
-      kind: t.arg.string({ required: true, description: exceptionKinds.join(' or ') }),
+      kind: t.arg({ type: ExceptionKindEnum, required: true, description: 'blocked or available_extra.' }),
       startUtc: t.arg({ description: 'Start, ISO 8601 UTC.', type: 'DateTime', required: true }),
       endUtc: t.arg({ type: 'DateTime', required: true, description: 'After startUtc.' }),
     },

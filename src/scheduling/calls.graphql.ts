@@ -12,7 +12,8 @@ import {
   recordCallOutcome,
   updateScheduledCall,
 } from './calls.service.js';
-import { callListArgs, callStatuses, createCallInput, schedulingFields, updateCallInput } from './fields.js';
+import { actorTypes, callListArgs, callStatuses, createCallInput, schedulingFields, timelineEventTypes, updateCallInput } from './fields.js';
+import { closedEnum } from '../graphql/enums.js';
 import { scheduledCallEvents, scheduledCalls, type ScheduledCallEventRow, type ScheduledCallRow } from './tables.js';
 import { eventsLoader } from './timeline.js';
 import { asNode } from '../graphql/node.js';
@@ -23,15 +24,17 @@ const invalidRequest = { validationErrorType: 'invalid_request' } as const;
 const read = (appId: string) => ({ $all: { scope: 'scheduling:read' as const, app: appId } });
 const write = (appId: string) => ({ $all: { scope: 'scheduling:write' as const, app: appId } });
 
+export const ScheduledCallStatusEnum = closedEnum('ScheduledCallStatus', callStatuses, 'The state of a scheduled call; all but scheduled are final.');
+const TimelineEventTypeEnum = closedEnum('TimelineEventType', timelineEventTypes, 'What a call timeline entry records.');
+const TimelineActorTypeEnum = closedEnum('TimelineActorType', actorTypes, 'Who caused a timeline entry: client (an API caller) or system.');
+
 export const ScheduledCallEvent = builder.objectRef<ScheduledCallEventRow>('ScheduledCallEvent').implement({
   description: 'One entry of a call timeline, oldest first.',
   fields: (t) => ({
     eventId: t.exposeID('id', { description: 'Event id (UUID), its raw id; pass it as `after` to resume a subscription.' }),
     callId: t.exposeID('callId', { description: 'The scheduled call.' }),
-    eventType: t.exposeString('eventType', {
-      description: 'created, rescheduled, assigned, updated, cancelled, completed or no_show.',
-    }),
-    actorType: t.exposeString('actorType', { description: 'client (an API caller) or system.' }),
+    eventType: t.expose('eventType', { type: TimelineEventTypeEnum, description: 'What happened.' }),
+    actorType: t.expose('actorType', { type: TimelineActorTypeEnum, description: 'client (an API caller) or system.' }),
     actorId: t.exposeString('actorId', { description: 'The client id for client actors.' }),
     payload: t.field({
       type: 'JSON',
@@ -58,7 +61,7 @@ export const ScheduledCall = builder.objectRef<ScheduledCallRow>('ScheduledCall'
     scheduledAt: t.expose('scheduledAt', { description: 'Start time, ISO 8601 UTC.', type: 'DateTime' }),
     durationMinutes: t.exposeInt('durationMinutes', { description: 'Length in minutes (5 to 480).' }),
     appTimezone: t.exposeString('appTimezone', { description: "The app's IANA time zone at booking." }),
-    status: t.exposeString('status', { description: `One of ${callStatuses.join(', ')}; all but scheduled are final.` }),
+    status: t.expose('status', { type: ScheduledCallStatusEnum, description: 'All but scheduled are final.' }),
     cancelledAt: t.expose('cancelledAt', { description: 'When it was cancelled, or null.', type: 'DateTime', nullable: true }),
     cancellationReason: t.exposeString('cancellationReason', { description: 'Reason given when cancelled, or null.', nullable: true }),
     createdAt: t.expose('createdAt', { description: 'When it was booked (ISO 8601 UTC).', type: 'DateTime' }),
@@ -96,7 +99,7 @@ builder.queryField('scheduledCalls', (t) =>
       appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
       first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).', validate: { schema: schedulingFields.first } }),
       after: t.arg.string({ description: 'pageInfo.endCursor of the previous page.', validate: { schema: schedulingFields.after } }),
-      status: t.arg.string({ description: `One of ${callStatuses.join(', ')}.`, validate: { schema: schedulingFields.status } }),
+      status: t.arg({ type: ScheduledCallStatusEnum, description: 'Calls in this state.' }),
       agentId: t.arg({ type: 'UUID', description: 'Calls assigned to this agent.' }),
       fromUtc: t.arg({ type: 'DateTime', description: 'Calls starting at or after this instant.' }),
       toUtc: t.arg({ type: 'DateTime', description: 'Calls starting before this instant.' }),

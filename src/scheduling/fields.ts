@@ -18,6 +18,9 @@ export const instant = instantString;
 
 export const exceptionKinds = ['blocked', 'available_extra'] as const;
 export const callStatuses = ['scheduled', 'cancelled', 'completed', 'no_show'] as const;
+// What a timeline entry records, and who caused it.
+export const timelineEventTypes = ['created', 'rescheduled', 'assigned', 'updated', 'cancelled', 'completed', 'no_show'] as const;
+export const actorTypes = ['client', 'system'] as const;
 export type ScheduledCallStatus = (typeof callStatuses)[number];
 export const finalStatuses: readonly ScheduledCallStatus[] = ['cancelled', 'completed', 'no_show'];
 

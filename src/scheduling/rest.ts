@@ -84,7 +84,7 @@ export const schedulingRoutes: RestRoute[] = [
     method: 'GET',
     path: '/video/:appId/scheduled-calls',
     queryAliases: { limit: 'first', cursor: 'after' },
-    document: `query RestScheduledCalls($appId: UUID!, $first: Int, $after: String, $status: String, $agentId: UUID,
+    document: `query RestScheduledCalls($appId: UUID!, $first: Int, $after: String, $status: ScheduledCallStatus, $agentId: UUID,
       $fromUtc: DateTime, $toUtc: DateTime) {
       scheduledCalls(appId: $appId, first: $first, after: $after, status: $status, agentId: $agentId, fromUtc: $fromUtc, toUtc: $toUtc) {
         limit pageInfo { hasNextPage endCursor } nodes { ${callRecordFields} }

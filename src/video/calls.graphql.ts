@@ -2,7 +2,8 @@ import { parseInput } from '../errors/zod-details.js';
 import { builder } from '../graphql/builder.js';
 import { connectionOf, pageComplexity } from '../graphql/connection.js';
 import { zodInputFields } from '../graphql/zod-input.js';
-import { callStatuses } from './lifecycle.js';
+import { closedEnum } from '../graphql/enums.js';
+import { callStatuses, participantRoles, recordingStatuses } from './lifecycle.js';
 import {
   callEndedArgs,
   createVideoCall,
@@ -12,7 +13,7 @@ import {
   lookupVideoCall,
   recordCallEnded,
   videoCallListArgs,
-  videoFields as shape,
+  videoFields,
 } from './service.js';
 import { videoCalls, type VideoCallRow } from './tables.js';
 import { asNode } from '../graphql/node.js';
@@ -43,12 +44,16 @@ export const callKey = (call: VideoCallRow) => ({ appId: call.appId, callId: cal
 // as 2 items rather than the default 10, so a page of 50 calls with every field fits the budget.
 export const batchedList = { field: 1, multiplier: 2 };
 
+export const VideoCallStatusEnum = closedEnum('VideoCallStatus', callStatuses, 'The state of a video call: created, then active, then ended.');
+export const VideoRecordingStatusEnum = closedEnum('VideoRecordingStatus', recordingStatuses, 'The state of a recording: processing, then available or failed.');
+export const VideoParticipantRoleEnum = closedEnum('VideoParticipantRole', participantRoles, 'The part a participant plays in a video call.');
+
 export const VideoCall = builder.objectRef<VideoCallRow>('VideoCall').implement({
   description: 'A video call with its participants, usage and recordings. Scope: video:read.',
   fields: (t) => ({
     callId: t.exposeID('id', { description: 'Unique call identifier (UUID).' }),
     appId: t.exposeID('appId', { description: 'The app of the call.' }),
-    status: t.exposeString('status', { description: `One of ${callStatuses.join(', ')} (docs/graphql.md, "Video calls", for the moves).` }),
+    status: t.expose('status', { type: VideoCallStatusEnum, description: 'docs/graphql.md, "Video calls", for the moves.' }),
     presetId: t.exposeString('presetId', { description: 'The preset used.' }),
     title: t.exposeString('title', { description: 'Title set at creation, or null.', nullable: true }),
     description: t.exposeString('description', { description: 'Description set at creation, or null.', nullable: true }),
@@ -97,9 +102,9 @@ builder.queryField('videoCalls', (t) =>
     complexity: pageComplexity,
     args: {
       appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
-      first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).', validate: { schema: shape.first } }),
-      after: t.arg.string({ description: 'pageInfo.endCursor of the previous page.', validate: { schema: shape.after } }),
-      status: t.arg.string({ description: `One of ${callStatuses.join(', ')}.`, validate: { schema: shape.callStatus } }),
+      first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).', validate: { schema: videoFields.first } }),
+      after: t.arg.string({ description: 'pageInfo.endCursor of the previous page.', validate: { schema: videoFields.after } }),
+      status: t.arg({ type: VideoCallStatusEnum, description: 'Calls in this state.' }),
     },
     resolve: (_root, args, ctx) => listVideoCalls(ctx, parseInput(videoCallListArgs, args)),
   }),
@@ -108,7 +113,7 @@ builder.queryField('videoCalls', (t) =>
 const VideoProviderInput = builder.inputType('VideoProviderInput', {
   description: 'The video provider and its meeting id.',
   fields: (t) =>
-    zodInputFields(t, shape.provider, {
+    zodInputFields(t, videoFields.provider, {
       name: { description: 'Provider name.', validate: true },
       meetingId: { description: "The provider's meeting id.", validate: true },
     }),
@@ -117,7 +122,7 @@ const VideoProviderInput = builder.inputType('VideoProviderInput', {
 const VideoContactCenterInput = builder.inputType('VideoContactCenterInput', {
   description: 'Contact-center context stored with the call.',
   fields: (t) =>
-    zodInputFields(t, shape.contactcenter, {
+    zodInputFields(t, videoFields.contactcenter, {
       conversationId: { description: 'Contact-center conversation id.', validate: true },
       ccHostOrigin: { description: 'Origin of the contact-center host page.', validate: true },
       ccTargetEnv: { description: 'Target environment of the contact center.', validate: true },

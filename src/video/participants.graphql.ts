@@ -1,7 +1,7 @@
 import { parseInput } from '../errors/zod-details.js';
 import { builder } from '../graphql/builder.js';
 import { zodInputFields } from '../graphql/zod-input.js';
-import { atDescription, batchedList, callHints, callKey, eventDescription, VideoCall } from './calls.graphql.js';
+import { atDescription, batchedList, callHints, callKey, eventDescription, VideoCall, VideoParticipantRoleEnum } from './calls.graphql.js';
 import { participantRoles } from './lifecycle.js';
 import { participantsLoader, type BilledParticipant } from './loaders.js';
 import { participantJoinedArgs, participantLeftArgs, recordParticipantJoined, recordParticipantLeft } from './service.js';
@@ -14,7 +14,7 @@ const VideoParticipant = builder.objectRef<BilledParticipant>('VideoParticipant'
   fields: (t) => ({
     id: t.exposeID('id', { description: 'Participant id (UUID).' }),
     providerParticipantId: t.exposeString('providerParticipantId', { description: "The provider's participant id." }),
-    role: t.exposeString('role', { description: `One of ${participantRoles.join(', ')}.` }),
+    role: t.expose('role', { type: VideoParticipantRoleEnum, description: `One of ${participantRoles.join(', ')}.` }),
     name: t.exposeString('name', { description: 'Display name.' }),
     joinedAt: t.expose('joinedAt', { description: 'When the participant joined (ISO 8601).', type: 'DateTime' }),
     leftAt: t.expose('leftAt', { type: 'DateTime', nullable: true, description: 'Null while connected.' }),
@@ -53,7 +53,7 @@ builder.mutationField('recordVideoParticipantJoined', (t) =>
       zodInputFields(a, participantJoinedArgs, {
         ...callHints,
         providerParticipantId: { description: "The provider's participant id.", validate: true },
-        role: { description: `One of ${participantRoles.join(', ')}.`, validate: true },
+        role: { type: VideoParticipantRoleEnum, description: `One of ${participantRoles.join(', ')}.` },
         name: { description: 'Display name.', validate: true },
         at: atDescription,
       }),

@@ -1,7 +1,7 @@
 import { parseInput } from '../errors/zod-details.js';
 import { builder } from '../graphql/builder.js';
 import { zodInputFields } from '../graphql/zod-input.js';
-import { atDescription, batchedList, callHints, callKey, eventDescription, VideoCall } from './calls.graphql.js';
+import { atDescription, batchedList, callHints, callKey, eventDescription, VideoCall, VideoRecordingStatusEnum } from './calls.graphql.js';
 import { recordingStatuses } from './lifecycle.js';
 import { recordingsLoader } from './loaders.js';
 import { recordingStatusArgs, recordRecordingStatus } from './service.js';
@@ -15,7 +15,7 @@ const VideoRecording = builder.objectRef<VideoRecordingRow>('VideoRecording').im
     id: t.exposeID('id', { description: 'Recording id (UUID).' }),
     providerArchiveId: t.exposeString('providerArchiveId', { description: "The provider's archive id." }),
     url: t.exposeString('url', { nullable: true, description: 'Download URL; it may expire.' }),
-    status: t.exposeString('status', { description: `One of ${recordingStatuses.join(', ')}.` }),
+    status: t.expose('status', { type: VideoRecordingStatusEnum, description: `One of ${recordingStatuses.join(', ')}.` }),
     createdAt: t.expose('createdAt', { description: 'When it was created (ISO 8601 UTC).', type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { description: 'When it last changed (ISO 8601 UTC).', type: 'DateTime' }),
   }),
@@ -41,7 +41,7 @@ builder.mutationField('recordVideoRecordingStatus', (t) =>
       zodInputFields(a, recordingStatusArgs, {
         ...callHints,
         providerArchiveId: { description: "The provider's archive id.", validate: true },
-        status: { description: `One of ${recordingStatuses.join(', ')}.`, validate: true },
+        status: { type: VideoRecordingStatusEnum, description: `One of ${recordingStatuses.join(', ')}.` },
         url: { description: 'Download URL (http or https); kept when omitted; cleared when failed.', validate: true },
         at: atDescription,
       }),

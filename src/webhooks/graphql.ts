@@ -1,5 +1,6 @@
 import { builder } from '../graphql/builder.js';
 import { connectionOf, pageComplexity } from '../graphql/connection.js';
+import { closedEnum } from '../graphql/enums.js';
 import { webhookEventTypes } from './outbox.js';
 import {
   createSubscription,
@@ -9,6 +10,7 @@ import {
   listSubscriptions,
   retryDelivery,
   setSubscriptionStatus,
+  subscriptionStatuses,
 } from './service.js';
 import { webhookDeliveries, webhookSubscriptions, type WebhookDeliveryRow, type WebhookSubscriptionRow } from './tables.js';
 import { asNode } from '../graphql/node.js';
@@ -16,6 +18,9 @@ import { asNode } from '../graphql/node.js';
 // Webhook subscriptions and their deliveries. Every field: scope webhooks:write and access to
 // the app, so a client manages only its own apps' webhooks.
 const manage = (appId: string) => ({ $all: { scope: 'webhooks:write' as const, app: appId } });
+
+const SubscriptionStatusEnum = closedEnum('WebhookSubscriptionStatus', subscriptionStatuses, 'active, or disabled (by the app, or after the endpoint answered 410 Gone).');
+const DeliveryStatusEnum = closedEnum('WebhookDeliveryStatus', deliveryStatuses, 'pending until delivered (succeeded) or out of attempts (failed).');
 
 export const WebhookSubscription = builder.objectRef<WebhookSubscriptionRow>('WebhookSubscription').implement({
   description: 'An endpoint of an app that receives signed webhooks (Standard Webhooks). The secret is only returned at creation.',
@@ -25,7 +30,7 @@ export const WebhookSubscription = builder.objectRef<WebhookSubscriptionRow>('We
     url: t.exposeString('url', { description: 'Where deliveries are POSTed.' }),
     eventTypes: t.exposeStringList('eventTypes', { description: `Any of ${webhookEventTypes.join(', ')}.` }),
     description: t.exposeString('description', { nullable: true, description: 'A note for people.' }),
-    status: t.exposeString('status', { description: 'active, or disabled (by the app, or after the endpoint answered 410 Gone).' }),
+    status: t.expose('status', { type: SubscriptionStatusEnum, description: 'active, or disabled (by the app, or after the endpoint answered 410 Gone).' }),
     disabledReason: t.exposeString('disabledReason', { nullable: true, description: 'Why it was disabled, when it is.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created.' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'When it last changed.' }),
@@ -39,7 +44,7 @@ export const WebhookDelivery = builder.objectRef<WebhookDeliveryRow>('WebhookDel
     subscriptionId: t.exposeID('subscriptionId', { description: 'The subscription it goes to.' }),
     eventType: t.exposeString('eventType', { description: 'The webhook type, e.g. scheduled.cancelled.' }),
     payload: t.field({ type: 'JSON', description: 'The JSON body sent: {type, timestamp, data}.', resolve: (d) => d.payload }),
-    status: t.exposeString('status', { description: `One of ${deliveryStatuses.join(', ')}.` }),
+    status: t.expose('status', { type: DeliveryStatusEnum, description: `One of ${deliveryStatuses.join(', ')}.` }),
     attempts: t.exposeInt('attempts', { description: 'Attempts made so far.' }),
     lastResponseCode: t.exposeInt('lastResponseCode', { nullable: true, description: 'HTTP status of the last attempt; null when no response came.' }),
     lastError: t.exposeString('lastError', {
@@ -88,7 +93,7 @@ builder.queryField('webhookDeliveries', (t) =>
     complexity: pageComplexity,
     args: {
       appId: t.arg({ type: 'UUID', required: true, description: "The app (UUID); must be in the token's apps." }),
-      status: t.arg.string({ description: `One of ${deliveryStatuses.join(', ')}.` }),
+      status: t.arg({ type: DeliveryStatusEnum, description: `One of ${deliveryStatuses.join(', ')}.` }),
       subscriptionId: t.arg({ type: 'UUID', description: 'Only deliveries of this subscription.' }),
       first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).' }),
       after: t.arg.string({ description: 'pageInfo.endCursor of the previous page.' }),

@@ -18,6 +18,7 @@ import { webhookDeliveries, webhookSubscriptions, type WebhookDeliveryRow, type 
 /** Subscriptions per app: the list is returned whole, so it stays small. */
 export const MAX_SUBSCRIPTIONS_PER_APP = 50;
 export const deliveryStatuses = ['pending', 'succeeded', 'failed'] as const;
+export const subscriptionStatuses = ['active', 'disabled'] as const;
 
 // url and description are the only free text the webhook mutations store (eventTypes is an enum;
 // the others take ids and a flag): storableText refuses NUL and lone surrogates with their field

@@ -83,7 +83,7 @@ describe('GET /analytics/{appId}/messages', () => {
   });
 
   it('GraphQL messages agrees with the REST list', async () => {
-    const res = await gql(server.url, tenant.accessToken, `query($app: UUID!) { messages(appId: $app, first: 3, status: "read") { limit pageInfo { hasNextPage endCursor } nodes { id: messageId userPhone createdAt } } }`, { app: tenant.appId });
+    const res = await gql(server.url, tenant.accessToken, `query($app: UUID!) { messages(appId: $app, first: 3, status: read) { limit pageInfo { hasNextPage endCursor } nodes { id: messageId userPhone createdAt } } }`, { app: tenant.appId });
     const rest = await list('?limit=3&status=read');
     expect(res.body.data.messages.nodes.map((m: any) => m.id)).toEqual(rest.body.data.map((m: any) => m.id));
     expect(res.body.data.messages.pageInfo.hasNextPage).toBe(true);

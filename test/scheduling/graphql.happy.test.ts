@@ -30,7 +30,7 @@ describe('GraphQL: agents, hours, exceptions and DND', () => {
     expect(hours.body.data.setAgentWorkingHours.workingHours).toEqual({ mon: [['10:00', '11:00']] });
     expect(await slots()).toEqual(['04:15', '04:30', '04:45']);
     const blocked = await a.gql(
-      `mutation($app: UUID!, $id: UUID!) { addAvailabilityException(appId: $app, agentId: $id, kind: "blocked", startUtc: "2026-03-09T04:30:00Z", endUtc: "2026-03-09T04:45:00Z") { id kind } }`,
+      `mutation($app: UUID!, $id: UUID!) { addAvailabilityException(appId: $app, agentId: $id, kind: blocked, startUtc: "2026-03-09T04:30:00Z", endUtc: "2026-03-09T04:45:00Z") { id kind } }`,
       { app: tenant.appId, id },
     );
     expect(await slots()).toEqual(['04:45']);

@@ -77,7 +77,7 @@ beforeAll(async () => {
   const window = { id: f.agent, from: day(9, 5), to: day(9, 6) };
   f.dnd = (await ownerGql('mutation($app: UUID!, $id: UUID!, $from: DateTime!, $to: DateTime!) { addDndWindow(appId: $app, agentId: $id, startUtc: $from, endUtc: $to) { id } }', window)).addDndWindow.id;
   f.exception = (
-    await ownerGql('mutation($app: UUID!, $id: UUID!, $from: DateTime!, $to: DateTime!) { addAvailabilityException(appId: $app, agentId: $id, kind: "blocked", startUtc: $from, endUtc: $to) { id } }', {
+    await ownerGql('mutation($app: UUID!, $id: UUID!, $from: DateTime!, $to: DateTime!) { addAvailabilityException(appId: $app, agentId: $id, kind: blocked, startUtc: $from, endUtc: $to) { id } }', {
       ...window,
       from: day(9, 7),
       to: day(9, 8),
@@ -90,7 +90,7 @@ beforeAll(async () => {
   for (const name of ['video', 'videoJoin', 'videoLeave', 'videoEnd', 'videoRecording']) f[name] = await video();
   // A participant leaves, and a recording starts, only on a call someone has joined.
   for (const id of [f.videoLeave, f.videoRecording]) {
-    await ownerGql(`mutation($app: UUID!, $id: UUID!) { recordVideoParticipantJoined(appId: $app, callId: $id, providerParticipantId: "p1", role: "participant", name: "Ann") { callId } }`, { id });
+    await ownerGql(`mutation($app: UUID!, $id: UUID!) { recordVideoParticipantJoined(appId: $app, callId: $id, providerParticipantId: "p1", role: participant, name: "Ann") { callId } }`, { id });
   }
   const subscription = async () =>
     (await ownerGql(`mutation($app: UUID!) { createWebhookSubscription(appId: $app, url: "http://127.0.0.1:9/x", eventTypes: ["scheduled.cancelled"]) { subscription { id: subscriptionId } } }`)).createWebhookSubscription.subscription.id as string;
@@ -312,7 +312,7 @@ const gqlCases: Record<string, GqlCase> = {
   'Query.webhookDeliveries': { query: 'query($app: UUID!) { webhookDeliveries(appId: $app) { pageInfo { hasNextPage } } }', expect: ok() },
   'Query.webhookSubscriptions': { query: 'query($app: UUID!) { webhookSubscriptions(appId: $app) { id: subscriptionId } }', expect: ok() },
   'Mutation.addAvailabilityException': {
-    query: 'mutation($app: UUID!, $id: UUID!, $from: DateTime!, $to: DateTime!) { addAvailabilityException(appId: $app, agentId: $id, kind: "blocked", startUtc: $from, endUtc: $to) { id } }',
+    query: 'mutation($app: UUID!, $id: UUID!, $from: DateTime!, $to: DateTime!) { addAvailabilityException(appId: $app, agentId: $id, kind: blocked, startUtc: $from, endUtc: $to) { id } }',
     variables: () => ({ id: f.agent, from: day(10, 7), to: day(10, 8) }),
     expect: ok(),
   },
@@ -359,7 +359,7 @@ const gqlCases: Record<string, GqlCase> = {
   },
   'Mutation.recordVideoCallEnded': { query: 'mutation($app: UUID!, $id: UUID!) { recordVideoCallEnded(appId: $app, callId: $id) { callId } }', variables: () => ({ id: f.videoEnd }), expect: ok() },
   'Mutation.recordVideoParticipantJoined': {
-    query: 'mutation($app: UUID!, $id: UUID!) { recordVideoParticipantJoined(appId: $app, callId: $id, providerParticipantId: "p2", role: "participant", name: "Bo") { callId } }',
+    query: 'mutation($app: UUID!, $id: UUID!) { recordVideoParticipantJoined(appId: $app, callId: $id, providerParticipantId: "p2", role: participant, name: "Bo") { callId } }',
     variables: () => ({ id: f.videoJoin }),
     expect: ok(),
   },
@@ -369,7 +369,7 @@ const gqlCases: Record<string, GqlCase> = {
     expect: ok(),
   },
   'Mutation.recordVideoRecordingStatus': {
-    query: 'mutation($app: UUID!, $id: UUID!) { recordVideoRecordingStatus(appId: $app, callId: $id, providerArchiveId: "a1", status: "processing") { callId } }',
+    query: 'mutation($app: UUID!, $id: UUID!) { recordVideoRecordingStatus(appId: $app, callId: $id, providerArchiveId: "a1", status: processing) { callId } }',
     variables: () => ({ id: f.videoRecording }),
     expect: ok(),
   },

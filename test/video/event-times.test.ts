@@ -22,7 +22,7 @@ const create = async () => {
 };
 const joined = (call: string, who: string, at?: string) =>
   q(`mutation($app: UUID!, $call: UUID!, $who: String!, $at: DateTime) {
-    recordVideoParticipantJoined(appId: $app, callId: $call, providerParticipantId: $who, role: "participant", name: "N", at: $at) { ${SHORT} } }`, { call, who, at });
+    recordVideoParticipantJoined(appId: $app, callId: $call, providerParticipantId: $who, role: participant, name: "N", at: $at) { ${SHORT} } }`, { call, who, at });
 const left = (call: string, who: string, at?: string) =>
   q(`mutation($app: UUID!, $call: UUID!, $who: String!, $at: DateTime) {
     recordVideoParticipantLeft(appId: $app, callId: $call, providerParticipantId: $who, at: $at) { ${SHORT} } }`, { call, who, at });
@@ -30,7 +30,7 @@ const ended = (call: string, at?: string) =>
   q(`mutation($app: UUID!, $call: UUID!, $at: DateTime) { recordVideoCallEnded(appId: $app, callId: $call, at: $at) { ${SHORT} } }`, { call, at });
 const recording = (call: string, at?: string) =>
   q(`mutation($app: UUID!, $call: UUID!, $at: DateTime) {
-    recordVideoRecordingStatus(appId: $app, callId: $call, providerArchiveId: "arch-1", status: "processing", at: $at) { ${SHORT} } }`, { call, at });
+    recordVideoRecordingStatus(appId: $app, callId: $call, providerArchiveId: "arch-1", status: processing, at: $at) { ${SHORT} } }`, { call, at });
 const lookup = async (call: string) => (await request(`${server.videoUrl}/api/calls/${call}`, { token: tenant.accessToken })).body.data;
 
 function expectFutureRefused(res: { body: { data?: unknown; errors?: { extensions?: Record<string, any> }[] } }) {
@@ -110,7 +110,7 @@ describe('text the database cannot store (a lone UTF-16 surrogate, NUL)', () => 
   it('a participant name with a lone surrogate is refused and no session opens', async () => {
     const call = await create();
     const res = await q(`mutation($app: UUID!, $call: UUID!, $name: String!) {
-      recordVideoParticipantJoined(appId: $app, callId: $call, providerParticipantId: "p1", role: "host", name: $name) { status } }`, { call, name: 'Ada\ud83d' });
+      recordVideoParticipantJoined(appId: $app, callId: $call, providerParticipantId: "p1", role: host, name: $name) { status } }`, { call, name: 'Ada\ud83d' });
     expect(res.body.errors?.[0]?.extensions).toMatchObject({ code: 'validation_error', details: [{ field: 'name', code: 'invalid_format' }] });
     expect(await lookup(call)).toMatchObject({ status: 'created', participants: [] });
   });
@@ -120,7 +120,7 @@ describe('text the database cannot store (a lone UTF-16 surrogate, NUL)', () => 
     expect((await joined(call, 'p1')).body.errors).toBeUndefined();
     for (const url of ['https://files.example.com/a\ud800.mp4', 'https://files.example.com/a\u0000.mp4']) {
       const res = await q(`mutation($app: UUID!, $call: UUID!, $url: String) {
-        recordVideoRecordingStatus(appId: $app, callId: $call, providerArchiveId: "arch-1", status: "available", url: $url) { status } }`, { call, url });
+        recordVideoRecordingStatus(appId: $app, callId: $call, providerArchiveId: "arch-1", status: available, url: $url) { status } }`, { call, url });
       expect(res.body.errors?.[0]?.extensions).toMatchObject({ code: 'validation_error', details: [{ field: 'url', code: 'invalid_format' }] });
     }
     expect((await lookup(call)).recordings).toEqual([]);

@@ -31,7 +31,7 @@ describe('videoCalls', () => {
     await importRecords(server, lister.appId, calls);
   });
 
-  const LIST = `query($app: UUID!, $first: Int, $after: String, $status: String) {
+  const LIST = `query($app: UUID!, $first: Int, $after: String, $status: VideoCallStatus) {
     videoCalls(appId: $app, first: $first, after: $after, status: $status) {
       limit edges { cursor node { callId status participants { id } recordings { id } usage { participantMinutes } } }
       pageInfo { hasNextPage endCursor }
@@ -63,12 +63,12 @@ describe('mutations: create and provider events', () => {
     q(`mutation($app: UUID!, $input: CreateVideoCallInput!) { createVideoCall(appId: $app, input: $input) { ${CALL} appId } }`, { app: appId, input }, token);
 
   const joined = (who: string, role: string, at: number) =>
-    q(`mutation($app: UUID!, $call: UUID!, $who: String!, $role: String!, $at: DateTime) {
+    q(`mutation($app: UUID!, $call: UUID!, $who: String!, $role: VideoParticipantRole!, $at: DateTime) {
       recordVideoParticipantJoined(appId: $app, callId: $call, providerParticipantId: $who, role: $role, name: "N", at: $at) { ${SHORT} } }`,
       { app: tenant.appId, call: callId, who, role, at: iso(at) });
 
   const recording = (archive: string, status: string, at: number, url?: string) =>
-    q(`mutation($app: UUID!, $call: UUID!, $archive: String!, $status: String!, $url: String, $at: DateTime) {
+    q(`mutation($app: UUID!, $call: UUID!, $archive: String!, $status: VideoRecordingStatus!, $url: String, $at: DateTime) {
       recordVideoRecordingStatus(appId: $app, callId: $call, providerArchiveId: $archive, status: $status, url: $url, at: $at) { ${SHORT} } }`,
       { app: tenant.appId, call: callId, archive, status, url, at: iso(at) });
 

@@ -59,7 +59,7 @@ describe('videoCalls', () => {
     await importRecords(server, lister.appId, calls);
   });
 
-  const LIST = `query($app: UUID!, $first: Int, $after: String, $status: String) {
+  const LIST = `query($app: UUID!, $first: Int, $after: String, $status: VideoCallStatus) {
     videoCalls(appId: $app, first: $first, after: $after, status: $status) {
       limit edges { cursor node { callId status participants { id } recordings { id } usage { participantMinutes } } }
       pageInfo { hasNextPage endCursor }
@@ -145,7 +145,7 @@ describe('mutations: create and provider events', () => {
     q(`mutation($app: UUID!, $input: CreateVideoCallInput!) { createVideoCall(appId: $app, input: $input) { ${CALL} appId } }`, { app: appId, input }, token);
 
   const joined = (who: string, role: string, at: number) =>
-    q(`mutation($app: UUID!, $call: UUID!, $who: String!, $role: String!, $at: DateTime) {
+    q(`mutation($app: UUID!, $call: UUID!, $who: String!, $role: VideoParticipantRole!, $at: DateTime) {
       recordVideoParticipantJoined(appId: $app, callId: $call, providerParticipantId: $who, role: $role, name: "N", at: $at) { ${SHORT} } }`,
       { app: tenant.appId, call: callId, who, role, at: iso(at) });
 
@@ -159,7 +159,7 @@ describe('mutations: create and provider events', () => {
       { app: tenant.appId, call: callId, at: iso(at) });
 
   const recording = (archive: string, status: string, at: number, url?: string) =>
-    q(`mutation($app: UUID!, $call: UUID!, $archive: String!, $status: String!, $url: String, $at: DateTime) {
+    q(`mutation($app: UUID!, $call: UUID!, $archive: String!, $status: VideoRecordingStatus!, $url: String, $at: DateTime) {
       recordVideoRecordingStatus(appId: $app, callId: $call, providerArchiveId: $archive, status: $status, url: $url, at: $at) { ${SHORT} } }`,
       { app: tenant.appId, call: callId, archive, status, url, at: iso(at) });
 
@@ -225,7 +225,7 @@ describe('mutations: create and provider events', () => {
   it('a rejoin is a new session; two mutations in one operation each see the other\'s writes', async () => {
     const res = await q(
       `mutation($app: UUID!, $call: UUID!, $at1: DateTime, $at2: DateTime) {
-        a: recordVideoParticipantJoined(appId: $app, callId: $call, providerParticipantId: "guest-1", role: "participant", name: "G", at: $at1) { participants { id leftAt } }
+        a: recordVideoParticipantJoined(appId: $app, callId: $call, providerParticipantId: "guest-1", role: participant, name: "G", at: $at1) { participants { id leftAt } }
         b: recordVideoParticipantLeft(appId: $app, callId: $call, providerParticipantId: "guest-1", at: $at2) { participants { id providerParticipantId leftAt } }
       }`,
       { app: tenant.appId, call: callId, at1: iso(t0 + 120_000), at2: iso(t0 + 150_000) },

@@ -41,7 +41,7 @@ describe('mutations: create and provider events', () => {
     q(`mutation($app: UUID!, $input: CreateVideoCallInput!) { createVideoCall(appId: $app, input: $input) { ${CALL} appId } }`, { app: appId, input }, token);
 
   const joined = (who: string, role: string, at: number) =>
-    q(`mutation($app: UUID!, $call: UUID!, $who: String!, $role: String!, $at: DateTime) {
+    q(`mutation($app: UUID!, $call: UUID!, $who: String!, $role: VideoParticipantRole!, $at: DateTime) {
       recordVideoParticipantJoined(appId: $app, callId: $call, providerParticipantId: $who, role: $role, name: "N", at: $at) { ${SHORT} } }`,
       { app: tenant.appId, call: callId, who, role, at: iso(at) });
 

@@ -20,7 +20,7 @@ const schedule = [5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400];
 const run = (at: Date) => server.runtime.webhooks.runOnce(at);
 const receivedFor = (id: string) => receiver.received.filter((m) => m.headers['webhook-id'] === id);
 
-const DELIVERIES = `query Deliveries($appId: UUID!, $status: String, $first: Int, $after: String) {
+const DELIVERIES = `query Deliveries($appId: UUID!, $status: WebhookDeliveryStatus, $first: Int, $after: String) {
   webhookDeliveries(appId: $appId, status: $status, first: $first, after: $after) {
     nodes { id: deliveryId eventType status attempts lastResponseCode lastError nextAttemptAt deliveredAt payload }
     pageInfo { hasNextPage endCursor }

@@ -17,7 +17,7 @@ beforeEach(() => {
   ({ server, receiver } = bed);
 });
 
-const DELIVERIES = `query Deliveries($appId: UUID!, $status: String, $first: Int, $after: String) {
+const DELIVERIES = `query Deliveries($appId: UUID!, $status: WebhookDeliveryStatus, $first: Int, $after: String) {
   webhookDeliveries(appId: $appId, status: $status, first: $first, after: $after) {
     nodes { id: deliveryId eventType status attempts lastResponseCode lastError nextAttemptAt deliveredAt payload }
     pageInfo { hasNextPage endCursor }

@@ -1,0 +1,88 @@
+import { readFileSync } from 'node:fs';
+import { buildSchema, getNamedType, isEnumType, isInputObjectType, isObjectType, type GraphQLNamedType } from 'graphql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { campaignStatuses, campaignStatusFilters, directions, messageStatuses } from '../../src/analytics/filters.js';
+import { actorTypes, callStatuses, exceptionKinds, timelineEventTypes } from '../../src/scheduling/fields.js';
+import { callStatuses as videoCallStatuses, participantRoles, recordingStatuses } from '../../src/video/lifecycle.js';
+import { deliveryStatuses, subscriptionStatuses } from '../../src/webhooks/service.js';
+import { gql, request } from '../helpers/http.js';
+import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let tenant: Tenant;
+beforeAll(async () => {
+  server = await startTestServer();
+  tenant = await server.tenant();
+});
+afterAll(() => server.close());
+
+const sdl = buildSchema(readFileSync(new URL('../../schema.graphql', import.meta.url), 'utf8'));
+
+// Each closed set: its enum, its values, and the fields and arguments that carry it.
+const closedSets: { name: string; values: readonly string[]; fields: string[]; args?: string[] }[] = [
+  { name: 'MessageStatus', values: messageStatuses, fields: ['Message.status'], args: ['Query.messages.status'] },
+  { name: 'MessageDirection', values: directions, fields: ['Message.direction'], args: ['Query.messages.direction'] },
+  { name: 'CampaignStatus', values: campaignStatuses, fields: ['Campaign.status'] },
+  { name: 'CampaignStatusFilter', values: campaignStatusFilters, fields: [], args: ['Query.campaigns.status'] },
+  { name: 'ScheduledCallStatus', values: callStatuses, fields: ['ScheduledCall.status'], args: ['Query.scheduledCalls.status'] },
+  { name: 'TimelineEventType', values: timelineEventTypes, fields: ['ScheduledCallEvent.eventType'] },
+  { name: 'TimelineActorType', values: actorTypes, fields: ['ScheduledCallEvent.actorType'] },
+  { name: 'AvailabilityExceptionKind', values: exceptionKinds, fields: ['AvailabilityException.kind'], args: ['Mutation.addAvailabilityException.kind'] },
+  { name: 'VideoCallStatus', values: videoCallStatuses, fields: ['VideoCall.status'], args: ['Query.videoCalls.status'] },
+  { name: 'VideoRecordingStatus', values: recordingStatuses, fields: ['VideoRecording.status'], args: ['Mutation.recordVideoRecordingStatus.status'] },
+  { name: 'VideoParticipantRole', values: participantRoles, fields: ['VideoParticipant.role'], args: ['Mutation.recordVideoParticipantJoined.role'] },
+  { name: 'WebhookSubscriptionStatus', values: subscriptionStatuses, fields: ['WebhookSubscription.status'] },
+  { name: 'WebhookDeliveryStatus', values: deliveryStatuses, fields: ['WebhookDelivery.status'], args: ['Query.webhookDeliveries.status'] },
+];
+
+function typeAt(path: string): GraphQLNamedType {
+  const [typeName, fieldName, argName] = path.split('.') as [string, string, string | undefined];
+  const type = sdl.getType(typeName);
+  if (!type || !(isObjectType(type) || isInputObjectType(type))) throw new Error(`no type ${typeName}`);
+  const field = type.getFields()[fieldName];
+  if (!field) throw new Error(`no field ${path}`);
+  if (argName === undefined) return getNamedType(field.type);
+  const arg = 'args' in field ? field.args.find((a) => a.name === argName) : undefined;
+  if (!arg) throw new Error(`no argument ${path}`);
+  return getNamedType(arg.type);
+}
+
+describe('closed sets are GraphQL enums in schema.graphql', () => {
+  it.each(closedSets)('$name has exactly the REST values and types its fields and arguments', ({ name, values, fields, args = [] }) => {
+    const type = sdl.getType(name);
+    expect(type && isEnumType(type)).toBe(true);
+    if (!type || !isEnumType(type)) return;
+    expect(type.getValues().map((v) => v.name).sort()).toEqual([...values].sort());
+    for (const path of [...fields, ...args]) expect(typeAt(path).name, path).toBe(name);
+  });
+});
+
+describe('enum values through the server', () => {
+  it('a message filter returns the enum value it was given', async () => {
+    const res = await gql(server.url, tenant.accessToken, 'query($app: UUID!) { messages(appId: $app, first: 5, direction: outbound) { edges { node { status direction } } } }', {
+      app: tenant.appId,
+    });
+    expect(res.body.errors).toBeUndefined();
+    for (const { node } of res.body.data.messages.edges) {
+      expect(node.direction).toBe('outbound');
+      expect(messageStatuses).toContain(node.status);
+    }
+  });
+
+  it('an unknown enum value in a filter is refused as a GraphQL validation error', async () => {
+    const literal = await request(`${server.url}/graphql`, {
+      token: tenant.accessToken,
+      json: { query: `query($app: UUID!) { messages(appId: $app, status: lost) { edges { cursor } } }`, variables: { app: tenant.appId } },
+    });
+    expect([200, 400]).toContain(literal.status);
+    expect(literal.body.data).toBeUndefined();
+    expect(literal.body.errors?.[0]?.message).toMatch(/MessageStatus/);
+
+    const variable = await gql(server.url, tenant.accessToken, 'query($app: UUID!, $s: ScheduledCallStatus) { scheduledCalls(appId: $app, status: $s) { edges { cursor } } }', {
+      app: tenant.appId,
+      s: 'finished',
+    });
+    expect(variable.body.data).toBeUndefined();
+    expect(variable.body.errors?.[0]?.extensions?.details?.[0]?.field).toBe('s');
+  });
+});
