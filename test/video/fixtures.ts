@@ -70,3 +70,32 @@ export const specParticipantFields = ['id', 'providerParticipantId', 'role', 'na
 export const specRecordingFields = ['id', 'providerArchiveId', 'url', 'status', 'createdAt', 'updatedAt'];
 
 export const iso = (ms: number) => new Date(ms).toISOString();
+
+// The video call's fields, spelled out here (not borrowed from the route) so the test can disagree.
+export const CALL = `callId status presetId title description metadata hostName guestName
+  provider { name meetingId }
+  contactcenter { conversationId ccHostOrigin ccTargetEnv ccLangTag ccUsePopupAuth }
+  participants { id providerParticipantId role name joinedAt leftAt billedMinutes }
+  usage { participantMinutes }
+  recordings { id providerArchiveId url status createdAt updatedAt }`;
+
+export const codeOf = (res: { body: { errors?: { extensions?: Record<string, any> }[] } }) => res.body.errors?.[0]?.extensions?.code;
+
+export const sameInstant = '2026-04-01T00:00:00.000Z';
+
+/** Calls 100-106 a minute apart, except 103 and 104: newer, sharing created_at, so the id breaks the tie. */
+export const seedListedCalls = (server: TestServer, appId: string) =>
+  importRecords(
+    server,
+    appId,
+    [100, 101, 102, 103, 104, 105, 106].map((n) =>
+      videoCall(n, { status: n % 3 === 0 ? 'ended' : 'active', ...(n === 103 || n === 104 ? { createdAt: sameInstant } : {}) }),
+    ),
+  );
+
+export const LIST_CALLS = `query($app: UUID!, $first: Int, $after: String, $status: String) {
+    videoCalls(appId: $app, first: $first, after: $after, status: $status) {
+      limit edges { cursor node { callId status participants { id } recordings { id } usage { participantMinutes } } }
+      pageInfo { hasNextPage endCursor }
+    }
+  }`;

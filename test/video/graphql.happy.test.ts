@@ -2,20 +2,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { gql, request } from '../helpers/http.js';
 import type { Tenant } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
-import { callIdOf, contactcenter, importRecords, iso, participantIdOf, videoCall } from './fixtures.js';
+import { CALL, callIdOf, codeOf, contactcenter, importRecords, iso, LIST_CALLS, participantIdOf, seedListedCalls, videoCall } from './fixtures.js';
 
 const { server, tenant } = useServer({ tenant: { scopes: ['video:read', 'scheduling:write'] } });
 
-// The video call's fields, spelled out here (not borrowed from the route) so the test can disagree.
-const CALL = `callId status presetId title description metadata hostName guestName
-  provider { name meetingId }
-  contactcenter { conversationId ccHostOrigin ccTargetEnv ccLangTag ccUsePopupAuth }
-  participants { id providerParticipantId role name joinedAt leftAt billedMinutes }
-  usage { participantMinutes }
-  recordings { id providerArchiveId url status createdAt updatedAt }`;
 
 const q = (query: string, variables: Record<string, unknown> = {}, token = tenant.accessToken) => gql(server.url, token, query, variables);
-const codeOf = (res: { body: { errors?: { extensions?: Record<string, any> }[] } }) => res.body.errors?.[0]?.extensions?.code;
 
 describe('videoCall', () => {
   it('agrees with the REST lookup field by field', async () => {
@@ -48,25 +40,12 @@ describe('videoCall', () => {
 describe('videoCalls', () => {
   let lister: Tenant;
 
-  const sameInstant = '2026-04-01T00:00:00.000Z';
-
   beforeAll(async () => {
     lister = await server.tenant({ scopes: ['video:read', 'scheduling:write'] });
-    // Calls 100-106 a minute apart, except 103 and 104: newer, sharing created_at, so the id breaks the tie.
-    const calls = [100, 101, 102, 103, 104, 105, 106].map((n) =>
-      videoCall(n, { status: n % 3 === 0 ? 'ended' : 'active', ...(n === 103 || n === 104 ? { createdAt: sameInstant } : {}) }),
-    );
-    await importRecords(server, lister.appId, calls);
+    await seedListedCalls(server, lister.appId);
   });
 
-  const LIST = `query($app: UUID!, $first: Int, $after: String, $status: String) {
-    videoCalls(appId: $app, first: $first, after: $after, status: $status) {
-      limit edges { cursor node { callId status participants { id } recordings { id } usage { participantMinutes } } }
-      pageInfo { hasNextPage endCursor }
-    }
-  }`;
-
-  const list = (variables: Record<string, unknown>) => q(LIST, { app: lister.appId, ...variables }, lister.accessToken);
+  const list = (variables: Record<string, unknown>) => q(LIST_CALLS, { app: lister.appId, ...variables }, lister.accessToken);
 
   it('walks every page once, newest first, even while a call is created between pages', async () => {
     const seen: string[] = [];

@@ -1,20 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { gql } from '../helpers/http.js';
 import { useServer } from '../helpers/use-server.js';
-import { callIdOf, contactcenter, iso, videoCall } from './fixtures.js';
+import { CALL, callIdOf, codeOf, contactcenter, iso, videoCall } from './fixtures.js';
 
 const { server, tenant } = useServer({ tenant: { scopes: ['video:read', 'scheduling:write'] } });
 
-// The video call's fields, spelled out here (not borrowed from the route) so the test can disagree.
-const CALL = `callId status presetId title description metadata hostName guestName
-  provider { name meetingId }
-  contactcenter { conversationId ccHostOrigin ccTargetEnv ccLangTag ccUsePopupAuth }
-  participants { id providerParticipantId role name joinedAt leftAt billedMinutes }
-  usage { participantMinutes }
-  recordings { id providerArchiveId url status createdAt updatedAt }`;
 
 const q = (query: string, variables: Record<string, unknown> = {}, token = tenant.accessToken) => gql(server.url, token, query, variables);
-const codeOf = (res: { body: { errors?: { extensions?: Record<string, any> }[] } }) => res.body.errors?.[0]?.extensions?.code;
 
 describe('videoCall', () => {
   it('not_found for an unknown call; forbidden for an app outside the token or without video:read', async () => {
