@@ -1,7 +1,8 @@
 import { Readable } from 'node:stream';
 import { importNdjson } from '../../src/importer/ndjson.js';
 import { importTypes } from '../../src/importer/types.js';
-import type { TestServer } from '../helpers/server.js';
+import { gql } from '../helpers/http.js';
+import type { Tenant, TestServer } from '../helpers/server.js';
 
 /** Imports records through the real NDJSON importer, as a user would. */
 export async function importRecords(server: TestServer, appId: string, records: object[]) {
@@ -99,3 +100,31 @@ export const LIST_CALLS = `query($app: UUID!, $first: Int, $after: String, $stat
       pageInfo { hasNextPage endCursor }
     }
   }`;
+
+export const t0 = Date.parse('2026-05-01T10:00:00.000Z');
+
+export const SHORT = `callId status participants { id providerParticipantId role joinedAt leftAt billedMinutes } usage { participantMinutes } recordings { providerArchiveId url status createdAt updatedAt }`;
+
+/** createVideoCall and the provider-event mutations as `tenant`; the events go to the call `call()` names when they run. */
+export function videoMutations(server: TestServer, tenant: Tenant, call: () => string) {
+  const q = (query: string, variables: Record<string, unknown>, token = tenant.accessToken) => gql(server.url, token, query, variables);
+  return {
+    create: (input: Record<string, unknown>, token = tenant.accessToken, appId = tenant.appId) =>
+      q(`mutation($app: UUID!, $input: CreateVideoCallInput!) { createVideoCall(appId: $app, input: $input) { ${CALL} appId } }`, { app: appId, input }, token),
+    joined: (who: string, role: string, at: number) =>
+      q(`mutation($app: UUID!, $call: UUID!, $who: String!, $role: String!, $at: DateTime) {
+      recordVideoParticipantJoined(appId: $app, callId: $call, providerParticipantId: $who, role: $role, name: "N", at: $at) { ${SHORT} } }`,
+        { app: tenant.appId, call: call(), who, role, at: iso(at) }),
+    left: (who: string, at: number) =>
+      q(`mutation($app: UUID!, $call: UUID!, $who: String!, $at: DateTime) {
+      recordVideoParticipantLeft(appId: $app, callId: $call, providerParticipantId: $who, at: $at) { ${SHORT} } }`,
+        { app: tenant.appId, call: call(), who, at: iso(at) }),
+    ended: (at: number) =>
+      q(`mutation($app: UUID!, $call: UUID!, $at: DateTime) { recordVideoCallEnded(appId: $app, callId: $call, at: $at) { ${SHORT} } }`,
+        { app: tenant.appId, call: call(), at: iso(at) }),
+    recording: (archive: string, status: string, at: number, url?: string) =>
+      q(`mutation($app: UUID!, $call: UUID!, $archive: String!, $status: String!, $url: String, $at: DateTime) {
+      recordVideoRecordingStatus(appId: $app, callId: $call, providerArchiveId: $archive, status: $status, url: $url, at: $at) { ${SHORT} } }`,
+        { app: tenant.appId, call: call(), archive, status, url, at: iso(at) }),
+  };
+}

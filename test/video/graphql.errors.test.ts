@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { gql } from '../helpers/http.js';
 import type { Tenant } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
-import { CALL, codeOf, contactcenter, iso, LIST_CALLS, seedListedCalls } from './fixtures.js';
+import { codeOf, contactcenter, LIST_CALLS, seedListedCalls, t0, videoMutations } from './fixtures.js';
 
 const { server, tenant } = useServer({ tenant: { scopes: ['video:read', 'scheduling:write'] } });
 
@@ -32,24 +32,8 @@ describe('videoCalls', () => {
 });
 
 describe('mutations: create and provider events', () => {
-  const t0 = Date.parse('2026-05-01T10:00:00.000Z');
-
-  const SHORT = `callId status participants { id providerParticipantId role joinedAt leftAt billedMinutes } usage { participantMinutes } recordings { providerArchiveId url status createdAt updatedAt }`;
-
   let callId: string;
-
-  const create = (input: Record<string, unknown>, token = tenant.accessToken, appId = tenant.appId) =>
-    q(`mutation($app: UUID!, $input: CreateVideoCallInput!) { createVideoCall(appId: $app, input: $input) { ${CALL} appId } }`, { app: appId, input }, token);
-
-  const joined = (who: string, role: string, at: number) =>
-    q(`mutation($app: UUID!, $call: UUID!, $who: String!, $role: String!, $at: DateTime) {
-      recordVideoParticipantJoined(appId: $app, callId: $call, providerParticipantId: $who, role: $role, name: "N", at: $at) { ${SHORT} } }`,
-      { app: tenant.appId, call: callId, who, role, at: iso(at) });
-
-  const recording = (archive: string, status: string, at: number, url?: string) =>
-    q(`mutation($app: UUID!, $call: UUID!, $archive: String!, $status: String!, $url: String, $at: DateTime) {
-      recordVideoRecordingStatus(appId: $app, callId: $call, providerArchiveId: $archive, status: $status, url: $url, at: $at) { ${SHORT} } }`,
-      { app: tenant.appId, call: callId, archive, status, url, at: iso(at) });
+  const { create, joined, recording } = videoMutations(server, tenant, () => callId);
 
   it.each([
     [{ presetId: '', contactcenter }, 'input.presetId'],

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { gql, request } from '../helpers/http.js';
 import type { Tenant } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
-import { CALL, callIdOf, codeOf, contactcenter, importRecords, iso, LIST_CALLS, participantIdOf, seedListedCalls, videoCall } from './fixtures.js';
+import { CALL, callIdOf, codeOf, contactcenter, importRecords, iso, LIST_CALLS, participantIdOf, seedListedCalls, t0, videoCall, videoMutations } from './fixtures.js';
 
 const { server, tenant } = useServer({ tenant: { scopes: ['video:read', 'scheduling:write'] } });
 
@@ -114,33 +114,8 @@ describe('videoCalls', () => {
 });
 
 describe('mutations: create and provider events', () => {
-  const t0 = Date.parse('2026-05-01T10:00:00.000Z');
-
-  const SHORT = `callId status participants { id providerParticipantId role joinedAt leftAt billedMinutes } usage { participantMinutes } recordings { providerArchiveId url status createdAt updatedAt }`;
-
   let callId: string;
-
-  const create = (input: Record<string, unknown>, token = tenant.accessToken, appId = tenant.appId) =>
-    q(`mutation($app: UUID!, $input: CreateVideoCallInput!) { createVideoCall(appId: $app, input: $input) { ${CALL} appId } }`, { app: appId, input }, token);
-
-  const joined = (who: string, role: string, at: number) =>
-    q(`mutation($app: UUID!, $call: UUID!, $who: String!, $role: String!, $at: DateTime) {
-      recordVideoParticipantJoined(appId: $app, callId: $call, providerParticipantId: $who, role: $role, name: "N", at: $at) { ${SHORT} } }`,
-      { app: tenant.appId, call: callId, who, role, at: iso(at) });
-
-  const left = (who: string, at: number) =>
-    q(`mutation($app: UUID!, $call: UUID!, $who: String!, $at: DateTime) {
-      recordVideoParticipantLeft(appId: $app, callId: $call, providerParticipantId: $who, at: $at) { ${SHORT} } }`,
-      { app: tenant.appId, call: callId, who, at: iso(at) });
-
-  const ended = (at: number) =>
-    q(`mutation($app: UUID!, $call: UUID!, $at: DateTime) { recordVideoCallEnded(appId: $app, callId: $call, at: $at) { ${SHORT} } }`,
-      { app: tenant.appId, call: callId, at: iso(at) });
-
-  const recording = (archive: string, status: string, at: number, url?: string) =>
-    q(`mutation($app: UUID!, $call: UUID!, $archive: String!, $status: String!, $url: String, $at: DateTime) {
-      recordVideoRecordingStatus(appId: $app, callId: $call, providerArchiveId: $archive, status: $status, url: $url, at: $at) { ${SHORT} } }`,
-      { app: tenant.appId, call: callId, archive, status, url, at: iso(at) });
+  const { create, joined, left, ended, recording } = videoMutations(server, tenant, () => callId);
 
   it('createVideoCall answers a created call with nulls and empty lists', async () => {
     const res = await create({ presetId: 'one_to_one', guestName: 'Grace', metadata: { crm: 'x-1' }, contactcenter });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { gql } from '../helpers/http.js';
 import { useServer } from '../helpers/use-server.js';
-import { CALL, callIdOf, codeOf, contactcenter, iso, videoCall } from './fixtures.js';
+import { callIdOf, codeOf, contactcenter, t0, videoMutations } from './fixtures.js';
 
 const { server, tenant } = useServer({ tenant: { scopes: ['video:read', 'scheduling:write'] } });
 
@@ -23,19 +23,8 @@ describe('videoCall', () => {
 });
 
 describe('mutations: create and provider events', () => {
-  const t0 = Date.parse('2026-05-01T10:00:00.000Z');
-
-  const SHORT = `callId status participants { id providerParticipantId role joinedAt leftAt billedMinutes } usage { participantMinutes } recordings { providerArchiveId url status createdAt updatedAt }`;
-
   let callId: string;
-
-  const create = (input: Record<string, unknown>, token = tenant.accessToken, appId = tenant.appId) =>
-    q(`mutation($app: UUID!, $input: CreateVideoCallInput!) { createVideoCall(appId: $app, input: $input) { ${CALL} appId } }`, { app: appId, input }, token);
-
-  const joined = (who: string, role: string, at: number) =>
-    q(`mutation($app: UUID!, $call: UUID!, $who: String!, $role: String!, $at: DateTime) {
-      recordVideoParticipantJoined(appId: $app, callId: $call, providerParticipantId: $who, role: $role, name: "N", at: $at) { ${SHORT} } }`,
-      { app: tenant.appId, call: callId, who, role, at: iso(at) });
+  const { create, joined } = videoMutations(server, tenant, () => callId);
 
   it('writes need scheduling:write and the app; events on an unknown call are not_found', async () => {
     const reader = await server.client({ apps: [tenant.appId], scopes: ['video:read'] });
