@@ -85,7 +85,7 @@ export const codeOf = (res: { body: { errors?: { extensions?: Record<string, any
 export const sameInstant = '2026-04-01T00:00:00.000Z';
 
 /** Calls 100-106 a minute apart, except 103 and 104: newer, sharing created_at, so the id breaks the tie. */
-export const seedListedCalls = (server: TestServer, appId: string) =>
+const seedListedCalls = (server: TestServer, appId: string) =>
   importRecords(
     server,
     appId,
@@ -93,6 +93,13 @@ export const seedListedCalls = (server: TestServer, appId: string) =>
       videoCall(n, { status: n % 3 === 0 ? 'ended' : 'active', ...(n === 103 || n === 104 ? { createdAt: sameInstant } : {}) }),
     ),
   );
+
+/** A tenant of its own holding the listed calls. */
+export async function listedCallsTenant(server: TestServer) {
+  const lister = await server.tenant({ scopes: ['video:read', 'scheduling:write'] });
+  await seedListedCalls(server, lister.appId);
+  return lister;
+}
 
 export const LIST_CALLS = `query($app: UUID!, $first: Int, $after: String, $status: String) {
     videoCalls(appId: $app, first: $first, after: $after, status: $status) {

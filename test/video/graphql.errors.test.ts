@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { gql } from '../helpers/http.js';
 import type { Tenant } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
-import { codeOf, contactcenter, LIST_CALLS, seedListedCalls, t0, videoMutations } from './fixtures.js';
+import { codeOf, contactcenter, LIST_CALLS, listedCallsTenant, t0, videoMutations } from './fixtures.js';
 
 const { server, tenant } = useServer({ tenant: { scopes: ['video:read', 'scheduling:write'] } });
 
@@ -13,8 +13,7 @@ describe('videoCalls', () => {
   let lister: Tenant;
 
   beforeAll(async () => {
-    lister = await server.tenant({ scopes: ['video:read', 'scheduling:write'] });
-    await seedListedCalls(server, lister.appId);
+    lister = await listedCallsTenant(server);
   });
 
   const list = (variables: Record<string, unknown>) => q(LIST_CALLS, { app: lister.appId, ...variables }, lister.accessToken);
