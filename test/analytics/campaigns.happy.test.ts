@@ -1,19 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { gql, request } from '../helpers/http.js';
+import { gql } from '../helpers/http.js';
 import { useServer } from '../helpers/use-server.js';
-import { campaign, importRecords } from './fixtures.js';
+import { campaignsApi, seedCampaigns } from './fixtures.js';
 
 const { server, tenant } = useServer({ tenant: { scopes: ['campaigns:read'] } });
 
-beforeAll(async () => {
-  // 30 campaigns, one a day from 2026-03-02.
-  await importRecords(server, tenant.appId, Array.from({ length: 30 }, (_, i) => campaign(i + 1)));
-});
+beforeAll(() => seedCampaigns(server, tenant.appId));
 
-const get = (query = '', token = tenant.accessToken, appId = tenant.appId) =>
-  request(`${server.url}/api/v1/analytics/${appId}/campaigns${query}`, { token });
-const search = (body: unknown, token = tenant.accessToken) =>
-  request(`${server.url}/api/v1/analytics/${tenant.appId}/campaigns/search`, { token, json: body });
+const { get, search } = campaignsApi(server, tenant);
 const ids = (res: { body: { data: { name: string }[] } }) => res.body.data.map((c) => c.name);
 
 describe('GET /analytics/{appId}/campaigns', () => {

@@ -1,17 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { request } from '../helpers/http.js';
 import { useServer } from '../helpers/use-server.js';
-import { campaign, importRecords } from './fixtures.js';
+import { campaignsApi, seedCampaigns } from './fixtures.js';
 
 const { server, tenant } = useServer({ tenant: { scopes: ['campaigns:read'] } });
 
-beforeAll(async () => {
-  // 30 campaigns, one a day from 2026-03-02.
-  await importRecords(server, tenant.appId, Array.from({ length: 30 }, (_, i) => campaign(i + 1)));
-});
+beforeAll(() => seedCampaigns(server, tenant.appId));
 
-const get = (query = '', token = tenant.accessToken, appId = tenant.appId) =>
-  request(`${server.url}/api/v1/analytics/${appId}/campaigns${query}`, { token });
+const { get } = campaignsApi(server, tenant);
 
 describe('GET /analytics/{appId}/campaigns', () => {
   it('403 without campaigns:read or for another app', async () => {

@@ -1,7 +1,8 @@
 import { Readable } from 'node:stream';
 import { importNdjson } from '../../src/importer/ndjson.js';
 import { importTypes } from '../../src/importer/types.js';
-import type { TestServer } from '../helpers/server.js';
+import { request } from '../helpers/http.js';
+import type { Tenant, TestServer } from '../helpers/server.js';
 
 /** Imports records through the real NDJSON importer, so tests see what an import writes. */
 export async function importRecords(server: TestServer, appId: string, records: object[]) {
@@ -78,3 +79,29 @@ export function template(n: number, overrides: Record<string, unknown> = {}) {
     ...overrides,
   };
 }
+
+/** Six templates and three tagged campaigns; outbound messages of campaigns 1 and 2, plus an inbound one and one of no campaign that do not count. */
+export const seedTemplatesAndTags = (server: TestServer, appId: string) =>
+  importRecords(server, appId, [
+    ...Array.from({ length: 6 }, (_, i) => template(i + 1)),
+    campaign(1, { tags: ['black friday', 'été'] }),
+    campaign(2, { tags: ['été'] }),
+    campaign(3, { tags: ['unused-by-messages'] }),
+    ...['sent', 'delivered', 'read', 'failed', 'read'].map((status, i) =>
+      message(i * 2, { campaign_id: campaign(i % 2 ? 2 : 1).id, status, direction: 'outbound' }),
+    ),
+    message(101, { campaign_id: campaign(1).id, direction: 'inbound', status: 'received' }),
+    message(102, { campaign_id: null, direction: 'outbound', status: 'read' }),
+  ]);
+
+/** 30 campaigns, one a day from 2026-03-02. */
+export const seedCampaigns = (server: TestServer, appId: string) =>
+  importRecords(server, appId, Array.from({ length: 30 }, (_, i) => campaign(i + 1)));
+
+/** The campaigns list and search routes as the tenant; `server` and `tenant` are read at call time. */
+export const campaignsApi = (server: TestServer, tenant: Tenant) => ({
+  get: (query = '', token = tenant.accessToken, appId = tenant.appId) =>
+    request(`${server.url}/api/v1/analytics/${appId}/campaigns${query}`, { token }),
+  search: (body: unknown, token = tenant.accessToken) =>
+    request(`${server.url}/api/v1/analytics/${tenant.appId}/campaigns/search`, { token, json: body }),
+});

@@ -1,26 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorEnvelope, request } from '../helpers/http.js';
 import { useServer } from '../helpers/use-server.js';
-import { campaign, importRecords, message, template } from './fixtures.js';
+import { seedTemplatesAndTags } from './fixtures.js';
 
 const { server, tenant } = useServer({ tenant: { scopes: ['analytics:read'] } });
 const get = (path: string, token = tenant.accessToken, appId = tenant.appId) =>
   request(`${server.url}/api/v1/analytics/${appId}${path}`, { token });
 
-beforeAll(async () => {
-  await importRecords(server, tenant.appId, [
-    ...Array.from({ length: 6 }, (_, i) => template(i + 1)),
-    campaign(1, { tags: ['black friday', 'été'] }),
-    campaign(2, { tags: ['été'] }),
-    campaign(3, { tags: ['unused-by-messages'] }),
-    // Outbound messages of campaigns 1 and 2; an inbound one and one of no campaign do not count.
-    ...['sent', 'delivered', 'read', 'failed', 'read'].map((status, i) =>
-      message(i * 2, { campaign_id: campaign(i % 2 ? 2 : 1).id, status, direction: 'outbound' }),
-    ),
-    message(101, { campaign_id: campaign(1).id, direction: 'inbound', status: 'received' }),
-    message(102, { campaign_id: null, direction: 'outbound', status: 'read' }),
-  ]);
-});
+beforeAll(() => seedTemplatesAndTags(server, tenant.appId));
 
 describe('GET /analytics/{appId}/templates', () => {
   it('a NUL byte in a filter is 400 validation_error, not a database error', async () => {

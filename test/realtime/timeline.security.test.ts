@@ -1,69 +1,13 @@
-import { createClient, type Client } from 'graphql-sse';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type Tenant } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
-import { agent, agentIdOf, api, everyDay, futureDay, importRecords } from '../scheduling/fixtures.js';
+import { agent, api, everyDay, importRecords } from '../scheduling/fixtures.js';
+import { APP_EVENTS, booker, seedAgents, settle, subscribe, TIMELINE } from './timeline.fixtures.js';
 
 // Live timelines through a real graphql-sse client (distinct-connections mode) at /graphql/stream.
 const { server, tenant } = useServer({ tenant: true });
-beforeAll(async () => {
-  await importRecords(server, tenant.appId, [agent(1, 'UTC', everyDay('00:00', '24:00')), agent(2, 'UTC', everyDay('00:00', '24:00'))]);
-});
+beforeAll(() => seedAgents(server, tenant.appId));
 
-const TIMELINE = `subscription($app: UUID!, $id: UUID!, $after: UUID) {
-  scheduledCallTimeline(appId: $app, callId: $id, after: $after) { id: eventId callId eventType actorType payload } }`;
-const APP_EVENTS = `subscription($app: UUID!, $after: UUID) { scheduledCallEvents(appId: $app, after: $after) { id: eventId callId eventType } }`;
-
-interface Received {
-  data?: Record<string, { id: string; callId: string; eventType: string; payload?: Record<string, unknown> }>;
-  errors?: { message: string; extensions?: Record<string, unknown> }[];
-}
-
-/** Subscribes and collects results; `until` resolves once `count` arrived (or rejects after 5 s). */
-function subscribe(url: string, token: string | undefined, query: string, variables: Record<string, unknown>) {
-  const client: Client = createClient({ url: `${url}/graphql/stream`, headers: token ? { authorization: `Bearer ${token}` } : {}, retryAttempts: 0 });
-  const received: Received[] = [];
-  const waiters: { count: number; resolve: () => void }[] = [];
-  let completed = false;
-  let failure: unknown;
-  const done = new Promise<void>((resolve) => {
-    client.subscribe(query ? { query, variables } : { query }, {
-      next: (value) => {
-        received.push(value as Received);
-        for (const w of waiters.filter((w) => received.length >= w.count)) w.resolve();
-      },
-      error: (error) => {
-        failure = error;
-        resolve();
-      },
-      complete: () => {
-        completed = true;
-        resolve();
-      },
-    });
-  });
-  return {
-    received,
-    done,
-    get completed() {
-      return completed;
-    },
-    get failure() {
-      return failure;
-    },
-    until: (count: number) =>
-      new Promise<void>((resolve, reject) => {
-        if (received.length >= count) return resolve();
-        const timer = setTimeout(() => reject(new Error(`timed out with ${received.length} of ${count}: ${JSON.stringify(received)}`)), 5000);
-        waiters.push({ count, resolve: () => (clearTimeout(timer), resolve()) });
-      }),
-    close: () => client.dispose(),
-  };
-}
-
-const settle = () => new Promise((r) => setTimeout(r, 250));
-const book = async (t: Tenant, day: number, hour: number) =>
-  (await api(server, t).create({ scheduledAtUtc: futureDay(day, hour).toISOString(), durationMinutes: 30, guestName: 'Sub', assignedAgentId: agentIdOf(1) })).body.data.call.id as string;
+const book = booker(server);
 
 describe('scheduledCallTimeline and scheduledCallEvents over graphql-sse', () => {
   it('the app-wide stream carries every call of the app and nothing of other apps', async () => {

@@ -6,7 +6,6 @@ import { agent, agentIdOf, api, everyDay, importRecords, nineToFive } from './fi
 const { server } = useServer();
 
 const A1 = agentIdOf(1);
-const at = (iso: string) => new Date(iso).toISOString();
 
 describe('GET /video/{appId}/availability: limits and bad input', () => {
   it('400 candidates pass, 401 are invalid_request, agents counted together', async () => {

@@ -1,17 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { useServer } from '../helpers/use-server.js';
-import { agent, agentIdOf, api, callIdOf, dndIdOf, everyDay, exceptionIdOf, importedCall, importRecords, nineToFive } from './fixtures.js';
+import { agent, agentIdOf, api, at, callIdOf, dndIdOf, everyDay, exceptionIdOf, importedCall, importRecords, nineToFive, slot } from './fixtures.js';
 
 const { server } = useServer();
 
 const A1 = agentIdOf(1);
 const A2 = agentIdOf(2);
-const at = (iso: string) => new Date(iso).toISOString();
-const slot = (start: string, minutes: number, agentId = A1) => ({
-  startUtc: at(start),
-  endUtc: new Date(Date.parse(start) + minutes * 60_000).toISOString(),
-  agentId,
-});
 
 interface Scenario {
   name: string;

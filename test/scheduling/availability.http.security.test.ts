@@ -1,17 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { expectErrorEnvelope } from '../helpers/http.js';
 import { useServer } from '../helpers/use-server.js';
-import { agent, agentIdOf, api, everyDay, importedCall, importRecords } from './fixtures.js';
+import { agent, api, everyDay, importedCall, importRecords, slot } from './fixtures.js';
 
 const { server } = useServer();
 
-const A1 = agentIdOf(1);
-const at = (iso: string) => new Date(iso).toISOString();
-const slot = (start: string, minutes: number, agentId = A1) => ({
-  startUtc: at(start),
-  endUtc: new Date(Date.parse(start) + minutes * 60_000).toISOString(),
-  agentId,
-});
 
 describe('GET /video/{appId}/availability: limits and bad input', () => {
   const valid = { fromUtc: '2026-03-09T09:00:00Z', toUtc: '2026-03-09T17:00:00Z', durationMinutes: 60 };

@@ -1,23 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { expectErrorEnvelope } from '../helpers/http.js';
-import type { TestServer } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
-import { agent, agentIdOf, api, callIdOf, everyDay, futureDay, importedCall, importRecords } from './fixtures.js';
+import { agent, agentIdOf, booking, callIdOf, everyDay, futureDay, importedCall, importRecords, tenantSetUp } from './fixtures.js';
 
 const { server } = useServer();
 
 const A1 = agentIdOf(1);
 const A2 = agentIdOf(2);
-const allDay = everyDay('00:00', '24:00');
 
-/** A tenant with two agents working around the clock (agent 2 only when asked). */
-async function setUp(options: { agents?: object[]; scopes?: Parameters<TestServer['tenant']>[0] } = {}) {
-  const tenant = await server.tenant(options.scopes);
-  await importRecords(server, tenant.appId, options.agents ?? [agent(1, 'UTC', allDay), agent(2, 'UTC', allDay)]);
-  return { tenant, a: api(server, tenant) };
-}
+const setUp = tenantSetUp(server);
 
-const booking = (start: Date, extra: object = {}) => ({ scheduledAtUtc: start.toISOString(), durationMinutes: 30, guestName: 'Ann Lee', ...extra });
 
 describe('POST /video/{appId}/scheduled-calls', () => {
   it('409 for a slot that is taken, outside working hours, blocked or in do-not-disturb', async () => {

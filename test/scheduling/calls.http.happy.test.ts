@@ -2,24 +2,16 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { scheduledCallReminders } from '../../src/scheduling/tables.js';
 import { expectErrorEnvelope } from '../helpers/http.js';
-import type { TestServer } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
-import { agent, agentIdOf, api, everyDay, futureDay, importRecords } from './fixtures.js';
+import { agentIdOf, booking, futureDay, tenantSetUp } from './fixtures.js';
 
 const { server } = useServer();
 
 const A1 = agentIdOf(1);
 const A2 = agentIdOf(2);
-const allDay = everyDay('00:00', '24:00');
 
-/** A tenant with two agents working around the clock (agent 2 only when asked). */
-async function setUp(options: { agents?: object[]; scopes?: Parameters<TestServer['tenant']>[0] } = {}) {
-  const tenant = await server.tenant(options.scopes);
-  await importRecords(server, tenant.appId, options.agents ?? [agent(1, 'UTC', allDay), agent(2, 'UTC', allDay)]);
-  return { tenant, a: api(server, tenant) };
-}
+const setUp = tenantSetUp(server);
 
-const booking = (start: Date, extra: object = {}) => ({ scheduledAtUtc: start.toISOString(), durationMinutes: 30, guestName: 'Ann Lee', ...extra });
 
 const reminders = async (callId: string) =>
   (await server.runtime.database.db.select().from(scheduledCallReminders).where(eq(scheduledCallReminders.callId, callId)))

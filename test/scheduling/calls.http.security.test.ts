@@ -1,21 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { expectErrorEnvelope } from '../helpers/http.js';
-import type { TestServer } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
-import { agent, api, callIdOf, everyDay, futureDay, importRecords } from './fixtures.js';
+import { api, booking, callIdOf, futureDay, tenantSetUp } from './fixtures.js';
 
 const { server } = useServer();
 
-const allDay = everyDay('00:00', '24:00');
 
-/** A tenant with two agents working around the clock (agent 2 only when asked). */
-async function setUp(options: { agents?: object[]; scopes?: Parameters<TestServer['tenant']>[0] } = {}) {
-  const tenant = await server.tenant(options.scopes);
-  await importRecords(server, tenant.appId, options.agents ?? [agent(1, 'UTC', allDay), agent(2, 'UTC', allDay)]);
-  return { tenant, a: api(server, tenant) };
-}
+const setUp = tenantSetUp(server);
 
-const booking = (start: Date, extra: object = {}) => ({ scheduledAtUtc: start.toISOString(), durationMinutes: 30, guestName: 'Ann Lee', ...extra });
 
 describe('GET /video/{appId}/scheduled-calls (list)', () => {
   it("a cursor of another app's list is refused as invalid_request on cursor", async () => {

@@ -1,7 +1,9 @@
 import { gql, request } from '../helpers/http.js';
 import type { Tenant, TestServer } from '../helpers/server.js';
 
-export { importRecords } from '../video/fixtures.js';
+import { importRecords } from '../video/fixtures.js';
+
+export { codeOf, importRecords } from '../video/fixtures.js';
 
 const pad = (n: number) => String(n).padStart(12, '0');
 export const agentIdOf = (n: number) => `00000000-0000-4000-8a00-${pad(n)}`;
@@ -61,3 +63,24 @@ export function api(server: TestServer, tenant: Pick<Tenant, 'appId' | 'accessTo
     gql: (query: string, variables: Record<string, unknown> = {}, token = tenant.accessToken) => gql(server.url, token, query, variables),
   };
 }
+
+export const allDay = everyDay('00:00', '24:00');
+
+/** Makes a tenant with two agents working around the clock (agent 2 only when asked) and its api. */
+export const tenantSetUp =
+  (server: TestServer) =>
+  async (options: { agents?: object[]; scopes?: Parameters<TestServer['tenant']>[0] } = {}) => {
+    const tenant = await server.tenant(options.scopes);
+    await importRecords(server, tenant.appId, options.agents ?? [agent(1, 'UTC', allDay), agent(2, 'UTC', allDay)]);
+    return { tenant, a: api(server, tenant) };
+  };
+
+export const booking = (start: Date, extra: object = {}) => ({ scheduledAtUtc: start.toISOString(), durationMinutes: 30, guestName: 'Ann Lee', ...extra });
+
+export const at = (iso: string) => new Date(iso).toISOString();
+/** An expected availability slot of agent 1 unless told. */
+export const slot = (start: string, minutes: number, agentId = agentIdOf(1)) => ({
+  startUtc: at(start),
+  endUtc: new Date(Date.parse(start) + minutes * 60_000).toISOString(),
+  agentId,
+});

@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { useServer } from '../helpers/use-server.js';
-import { agent, agentIdOf, api, everyDay, futureDay, importedCall, importRecords } from './fixtures.js';
+import { agent, agentIdOf, api, codeOf, everyDay, futureDay, importedCall, importRecords } from './fixtures.js';
 
 const { server } = useServer();
-
-const codeOf = (res: { body: { errors?: { extensions?: Record<string, any> }[] } }) => res.body.errors?.[0]?.extensions?.code;
 
 describe('GraphQL: agents, hours, exceptions and DND', () => {
   it('bad input is invalid_request with field paths; unknown ids not_found; an agent with calls cannot be deleted', async () => {

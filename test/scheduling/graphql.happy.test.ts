@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { useServer } from '../helpers/use-server.js';
-import { agent, api, callIdOf, everyDay, futureDay, importedCall, importRecords } from './fixtures.js';
+import { agent, api, callIdOf, codeOf, everyDay, futureDay, importedCall, importRecords } from './fixtures.js';
 
 const { server } = useServer();
-
-const codeOf = (res: { body: { errors?: { extensions?: Record<string, any> }[] } }) => res.body.errors?.[0]?.extensions?.code;
 
 describe('GraphQL: agents, hours, exceptions and DND', () => {
   it('saveAgent, setAgentWorkingHours, exceptions and DND windows shape availability', async () => {

@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { useServer } from '../helpers/use-server.js';
-import { api } from './fixtures.js';
+import { api, codeOf } from './fixtures.js';
 
 const { server } = useServer();
-
-const codeOf = (res: { body: { errors?: { extensions?: Record<string, any> }[] } }) => res.body.errors?.[0]?.extensions?.code;
 
 describe('GraphQL: agents, hours, exceptions and DND', () => {
   it('scheduling:read cannot change calendars; another app cannot read them', async () => {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { expect } from 'vitest';
 import { importRecords, template } from '../analytics/fixtures.js';
 import { gql, request } from '../helpers/http.js';
 import type { Tenant, TestServer } from '../helpers/server.js';
@@ -97,3 +98,20 @@ export function statusUpdate(server: TestServer, tenant: Pick<Tenant, 'appId' | 
 }
 
 export { gql };
+
+/** The app's metrics/summary figures. */
+export async function metricsSummary(server: TestServer, t: Pick<Tenant, 'appId' | 'accessToken'>) {
+  const res = await request(`${server.url}/api/v1/analytics/${t.appId}/metrics/summary`, { token: t.accessToken });
+  expect(res.status).toBe(200);
+  return res.body.data;
+}
+
+/** The app's messages that analytics finds for `search`. */
+export async function messagesMatching(server: TestServer, t: Pick<Tenant, 'appId' | 'accessToken'>, search: string) {
+  const res = await request(`${server.url}/api/v1/analytics/${t.appId}/messages?search=${encodeURIComponent(search)}`, { token: t.accessToken });
+  expect(res.status).toBe(200);
+  return res.body.data as { id: string; status: string; sent_at: string | null; failed_at: string | null; error_message: string | null }[];
+}
+
+/** A time `minutes` ago on a whole second; keep it inside metrics/summary's default range (the last 30 days). */
+export const ago = (minutes: number) => new Date(Math.floor(Date.now() / 1000) * 1000 - minutes * 60_000).toISOString();

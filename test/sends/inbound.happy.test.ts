@@ -6,7 +6,7 @@ import { message } from '../analytics/fixtures.js';
 import { request } from '../helpers/http.js';
 import type { Tenant } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
-import { flowBody, gql, inbound, newPhone, send, statusUpdate, templateBody, flowTemplate, importRecords, userWrote } from './fixtures.js';
+import { ago, flowBody, flowTemplate, gql, importRecords, inbound, messagesMatching, metricsSummary, newPhone, send, statusUpdate, templateBody, userWrote } from './fixtures.js';
 
 const { server, tenant } = useServer({ tenant: true });
 
@@ -14,11 +14,7 @@ beforeAll(async () => {
   await importRecords(server, tenant.appId, [flowTemplate(1)]);
 });
 
-const summary = async (t: Tenant = tenant) => {
-  const res = await request(`${server.url}/api/v1/analytics/${t.appId}/metrics/summary`, { token: t.accessToken });
-  expect(res.status).toBe(200);
-  return res.body.data;
-};
+const summary = (t: Tenant = tenant) => metricsSummary(server, t);
 const sentDetails = (id: string) =>
   gql(
     server.url,
@@ -168,15 +164,7 @@ describe('POST /messaging/{appId}/inbound: status updates of imported messages',
 
   // own sends: status updates are for messages, not only for sends.
 
-  const list = async (t: Tenant, search: string) => {
-    const res = await request(`${server.url}/api/v1/analytics/${t.appId}/messages?search=${encodeURIComponent(search)}`, { token: t.accessToken });
-    expect(res.status).toBe(200);
-    return res.body.data as { id: string; status: string; sent_at: string | null; failed_at: string | null; error_message: string | null }[];
-  };
-
-  // Inside metrics/summary's default range (the last 30 days).
-
-  const ago = (minutes: number) => new Date(Math.floor(Date.now() / 1000) * 1000 - minutes * 60_000).toISOString();
+  const list = (t: Tenant, search: string) => messagesMatching(server, t, search);
 
   it('moves an imported outbound message and the funnel, with the same rules as a send', async () => {
     const t = await server.tenant();

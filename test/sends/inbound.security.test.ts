@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { message } from '../analytics/fixtures.js';
-import { expectErrorEnvelope, request } from '../helpers/http.js';
+import { expectErrorEnvelope } from '../helpers/http.js';
 import type { Tenant } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
-import { statusUpdate, flowTemplate, importRecords } from './fixtures.js';
+import { ago, flowTemplate, importRecords, messagesMatching, metricsSummary, statusUpdate } from './fixtures.js';
 
 const { server, tenant } = useServer({ tenant: true });
 
@@ -11,26 +11,14 @@ beforeAll(async () => {
   await importRecords(server, tenant.appId, [flowTemplate(1)]);
 });
 
-const summary = async (t: Tenant = tenant) => {
-  const res = await request(`${server.url}/api/v1/analytics/${t.appId}/metrics/summary`, { token: t.accessToken });
-  expect(res.status).toBe(200);
-  return res.body.data;
-};
+const summary = (t: Tenant = tenant) => metricsSummary(server, t);
 
 describe('POST /messaging/{appId}/inbound: status updates of imported messages', () => {
   // History imported with its provider_message_id gets its delivery receipts like the service's
 
   // own sends: status updates are for messages, not only for sends.
 
-  const list = async (t: Tenant, search: string) => {
-    const res = await request(`${server.url}/api/v1/analytics/${t.appId}/messages?search=${encodeURIComponent(search)}`, { token: t.accessToken });
-    expect(res.status).toBe(200);
-    return res.body.data as { id: string; status: string; sent_at: string | null; failed_at: string | null; error_message: string | null }[];
-  };
-
-  // Inside metrics/summary's default range (the last 30 days).
-
-  const ago = (minutes: number) => new Date(Math.floor(Date.now() / 1000) * 1000 - minutes * 60_000).toISOString();
+  const list = (t: Tenant, search: string) => messagesMatching(server, t, search);
 
   it("never touches another app's message with the same provider_message_id", async () => {
     const owner = await server.tenant();

@@ -1,7 +1,8 @@
 import { Readable } from 'node:stream';
 import { importNdjson } from '../../src/importer/ndjson.js';
 import { importTypes } from '../../src/importer/types.js';
-import type { TestServer } from '../helpers/server.js';
+import { gql } from '../helpers/http.js';
+import type { Tenant, TestServer } from '../helpers/server.js';
 
 /** Imports records through the real NDJSON importer, as a user would. */
 export async function importRecords(server: TestServer, appId: string, records: object[]) {
@@ -70,3 +71,67 @@ export const specParticipantFields = ['id', 'providerParticipantId', 'role', 'na
 export const specRecordingFields = ['id', 'providerArchiveId', 'url', 'status', 'createdAt', 'updatedAt'];
 
 export const iso = (ms: number) => new Date(ms).toISOString();
+
+// The video call's fields, spelled out here (not borrowed from the route) so the test can disagree.
+export const CALL = `callId status presetId title description metadata hostName guestName
+  provider { name meetingId }
+  contactcenter { conversationId ccHostOrigin ccTargetEnv ccLangTag ccUsePopupAuth }
+  participants { id providerParticipantId role name joinedAt leftAt billedMinutes }
+  usage { participantMinutes }
+  recordings { id providerArchiveId url status createdAt updatedAt }`;
+
+export const codeOf = (res: { body: { errors?: { extensions?: Record<string, any> }[] } }) => res.body.errors?.[0]?.extensions?.code;
+
+export const sameInstant = '2026-04-01T00:00:00.000Z';
+
+/** Calls 100-106 a minute apart, except 103 and 104: newer, sharing created_at, so the id breaks the tie. */
+const seedListedCalls = (server: TestServer, appId: string) =>
+  importRecords(
+    server,
+    appId,
+    [100, 101, 102, 103, 104, 105, 106].map((n) =>
+      videoCall(n, { status: n % 3 === 0 ? 'ended' : 'active', ...(n === 103 || n === 104 ? { createdAt: sameInstant } : {}) }),
+    ),
+  );
+
+/** A tenant of its own holding the listed calls. */
+export async function listedCallsTenant(server: TestServer) {
+  const lister = await server.tenant({ scopes: ['video:read', 'scheduling:write'] });
+  await seedListedCalls(server, lister.appId);
+  return lister;
+}
+
+export const LIST_CALLS = `query($app: UUID!, $first: Int, $after: String, $status: VideoCallStatus) {
+    videoCalls(appId: $app, first: $first, after: $after, status: $status) {
+      limit edges { cursor node { callId status participants { id } recordings { id } usage { participantMinutes } } }
+      pageInfo { hasNextPage endCursor }
+    }
+  }`;
+
+export const t0 = Date.parse('2026-05-01T10:00:00.000Z');
+
+export const SHORT = `callId status participants { id providerParticipantId role joinedAt leftAt billedMinutes } usage { participantMinutes } recordings { providerArchiveId url status createdAt updatedAt }`;
+
+/** createVideoCall and the provider-event mutations as `tenant`; the events go to the call `call()` names when they run. */
+export function videoMutations(server: TestServer, tenant: Tenant, call: () => string) {
+  const q = (query: string, variables: Record<string, unknown>, token = tenant.accessToken) => gql(server.url, token, query, variables);
+  return {
+    create: (input: Record<string, unknown>, token = tenant.accessToken, appId = tenant.appId) =>
+      q(`mutation($app: UUID!, $input: CreateVideoCallInput!) { createVideoCall(appId: $app, input: $input) { ${CALL} appId } }`, { app: appId, input }, token),
+    joined: (who: string, role: string, at: number) =>
+      q(`mutation($app: UUID!, $call: UUID!, $who: String!, $role: VideoParticipantRole!, $at: DateTime) {
+      recordVideoParticipantJoined(appId: $app, callId: $call, providerParticipantId: $who, role: $role, name: "N", at: $at) { ${SHORT} } }`,
+        { app: tenant.appId, call: call(), who, role, at: iso(at) }),
+    left: (who: string, at: number) =>
+      q(`mutation($app: UUID!, $call: UUID!, $who: String!, $at: DateTime) {
+      recordVideoParticipantLeft(appId: $app, callId: $call, providerParticipantId: $who, at: $at) { ${SHORT} } }`,
+        { app: tenant.appId, call: call(), who, at: iso(at) }),
+    ended: (at: number) =>
+      q(`mutation($app: UUID!, $call: UUID!, $at: DateTime) { recordVideoCallEnded(appId: $app, callId: $call, at: $at) { ${SHORT} } }`,
+        { app: tenant.appId, call: call(), at: iso(at) }),
+    recording: (archive: string, status: string, at: number, url?: string) =>
+      q(`mutation($app: UUID!, $call: UUID!, $archive: String!, $status: VideoRecordingStatus!, $url: String, $at: DateTime) {
+      recordVideoRecordingStatus(appId: $app, callId: $call, providerArchiveId: $archive, status: $status, url: $url, at: $at) { ${SHORT} } }`,
+        { app: tenant.appId, call: call(), archive, status, url, at: iso(at) }),
+  };
+}

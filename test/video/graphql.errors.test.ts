@@ -2,43 +2,21 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { gql } from '../helpers/http.js';
 import type { Tenant } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
-import { contactcenter, importRecords, iso, videoCall } from './fixtures.js';
+import { codeOf, contactcenter, LIST_CALLS, listedCallsTenant, t0, videoMutations } from './fixtures.js';
 
 const { server, tenant } = useServer({ tenant: { scopes: ['video:read', 'scheduling:write'] } });
 
-// The video call's fields, spelled out here (not borrowed from the route) so the test can disagree.
-const CALL = `callId status presetId title description metadata hostName guestName
-  provider { name meetingId }
-  contactcenter { conversationId ccHostOrigin ccTargetEnv ccLangTag ccUsePopupAuth }
-  participants { id providerParticipantId role name joinedAt leftAt billedMinutes }
-  usage { participantMinutes }
-  recordings { id providerArchiveId url status createdAt updatedAt }`;
 
 const q = (query: string, variables: Record<string, unknown> = {}, token = tenant.accessToken) => gql(server.url, token, query, variables);
-const codeOf = (res: { body: { errors?: { extensions?: Record<string, any> }[] } }) => res.body.errors?.[0]?.extensions?.code;
 
 describe('videoCalls', () => {
   let lister: Tenant;
 
-  const sameInstant = '2026-04-01T00:00:00.000Z';
-
   beforeAll(async () => {
-    lister = await server.tenant({ scopes: ['video:read', 'scheduling:write'] });
-    // Calls 100-106 a minute apart, except 103 and 104: newer, sharing created_at, so the id breaks the tie.
-    const calls = [100, 101, 102, 103, 104, 105, 106].map((n) =>
-      videoCall(n, { status: n % 3 === 0 ? 'ended' : 'active', ...(n === 103 || n === 104 ? { createdAt: sameInstant } : {}) }),
-    );
-    await importRecords(server, lister.appId, calls);
+    lister = await listedCallsTenant(server);
   });
 
-  const LIST = `query($app: UUID!, $first: Int, $after: String, $status: VideoCallStatus) {
-    videoCalls(appId: $app, first: $first, after: $after, status: $status) {
-      limit edges { cursor node { callId status participants { id } recordings { id } usage { participantMinutes } } }
-      pageInfo { hasNextPage endCursor }
-    }
-  }`;
-
-  const list = (variables: Record<string, unknown>) => q(LIST, { app: lister.appId, ...variables }, lister.accessToken);
+  const list = (variables: Record<string, unknown>) => q(LIST_CALLS, { app: lister.appId, ...variables }, lister.accessToken);
 
   it.each([
     [{ first: 0 }, 'first'],
@@ -53,24 +31,8 @@ describe('videoCalls', () => {
 });
 
 describe('mutations: create and provider events', () => {
-  const t0 = Date.parse('2026-05-01T10:00:00.000Z');
-
-  const SHORT = `callId status participants { id providerParticipantId role joinedAt leftAt billedMinutes } usage { participantMinutes } recordings { providerArchiveId url status createdAt updatedAt }`;
-
   let callId: string;
-
-  const create = (input: Record<string, unknown>, token = tenant.accessToken, appId = tenant.appId) =>
-    q(`mutation($app: UUID!, $input: CreateVideoCallInput!) { createVideoCall(appId: $app, input: $input) { ${CALL} appId } }`, { app: appId, input }, token);
-
-  const joined = (who: string, role: string, at: number) =>
-    q(`mutation($app: UUID!, $call: UUID!, $who: String!, $role: VideoParticipantRole!, $at: DateTime) {
-      recordVideoParticipantJoined(appId: $app, callId: $call, providerParticipantId: $who, role: $role, name: "N", at: $at) { ${SHORT} } }`,
-      { app: tenant.appId, call: callId, who, role, at: iso(at) });
-
-  const recording = (archive: string, status: string, at: number, url?: string) =>
-    q(`mutation($app: UUID!, $call: UUID!, $archive: String!, $status: VideoRecordingStatus!, $url: String, $at: DateTime) {
-      recordVideoRecordingStatus(appId: $app, callId: $call, providerArchiveId: $archive, status: $status, url: $url, at: $at) { ${SHORT} } }`,
-      { app: tenant.appId, call: callId, archive, status, url, at: iso(at) });
+  const { create, joined, recording } = videoMutations(server, tenant, () => callId);
 
   it.each([
     [{ presetId: '', contactcenter }, 'input.presetId'],

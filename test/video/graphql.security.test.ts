@@ -1,20 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { gql } from '../helpers/http.js';
 import { useServer } from '../helpers/use-server.js';
-import { callIdOf, contactcenter, iso, videoCall } from './fixtures.js';
+import { callIdOf, codeOf, contactcenter, t0, videoMutations } from './fixtures.js';
 
 const { server, tenant } = useServer({ tenant: { scopes: ['video:read', 'scheduling:write'] } });
 
-// The video call's fields, spelled out here (not borrowed from the route) so the test can disagree.
-const CALL = `callId status presetId title description metadata hostName guestName
-  provider { name meetingId }
-  contactcenter { conversationId ccHostOrigin ccTargetEnv ccLangTag ccUsePopupAuth }
-  participants { id providerParticipantId role name joinedAt leftAt billedMinutes }
-  usage { participantMinutes }
-  recordings { id providerArchiveId url status createdAt updatedAt }`;
 
 const q = (query: string, variables: Record<string, unknown> = {}, token = tenant.accessToken) => gql(server.url, token, query, variables);
-const codeOf = (res: { body: { errors?: { extensions?: Record<string, any> }[] } }) => res.body.errors?.[0]?.extensions?.code;
 
 describe('videoCall', () => {
   it('not_found for an unknown call; forbidden for an app outside the token or without video:read', async () => {
@@ -31,19 +23,8 @@ describe('videoCall', () => {
 });
 
 describe('mutations: create and provider events', () => {
-  const t0 = Date.parse('2026-05-01T10:00:00.000Z');
-
-  const SHORT = `callId status participants { id providerParticipantId role joinedAt leftAt billedMinutes } usage { participantMinutes } recordings { providerArchiveId url status createdAt updatedAt }`;
-
   let callId: string;
-
-  const create = (input: Record<string, unknown>, token = tenant.accessToken, appId = tenant.appId) =>
-    q(`mutation($app: UUID!, $input: CreateVideoCallInput!) { createVideoCall(appId: $app, input: $input) { ${CALL} appId } }`, { app: appId, input }, token);
-
-  const joined = (who: string, role: string, at: number) =>
-    q(`mutation($app: UUID!, $call: UUID!, $who: String!, $role: VideoParticipantRole!, $at: DateTime) {
-      recordVideoParticipantJoined(appId: $app, callId: $call, providerParticipantId: $who, role: $role, name: "N", at: $at) { ${SHORT} } }`,
-      { app: tenant.appId, call: callId, who, role, at: iso(at) });
+  const { create, joined } = videoMutations(server, tenant, () => callId);
 
   it('writes need scheduling:write and the app; events on an unknown call are not_found', async () => {
     const reader = await server.client({ apps: [tenant.appId], scopes: ['video:read'] });

@@ -5,7 +5,7 @@ import { gql } from '../helpers/http.js';
 import type { TestServer } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
 import { futureDay } from '../scheduling/fixtures.js';
-import { booking, deliveriesOf, schedulingTenant, secondsAfter, subscribe, verifyAt, webhookTestBed, type Receiver } from './fixtures.js';
+import { booking, deliveriesOf, DELIVERIES, schedulingTenant, secondsAfter, subscribe, verifyAt, webhookTestBed, type Receiver } from './fixtures.js';
 
 // Outbound webhooks end to end: a REST write, the outbox row written with it, the worker
 // (driven with an explicit clock: WEBHOOK_POLL_MS=0 keeps the poller off) and a real receiver.
@@ -19,13 +19,6 @@ beforeEach(() => {
 const schedule = [5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400];
 const run = (at: Date) => server.runtime.webhooks.runOnce(at);
 const receivedFor = (id: string) => receiver.received.filter((m) => m.headers['webhook-id'] === id);
-
-const DELIVERIES = `query Deliveries($appId: UUID!, $status: WebhookDeliveryStatus, $first: Int, $after: String) {
-  webhookDeliveries(appId: $appId, status: $status, first: $first, after: $after) {
-    nodes { id: deliveryId eventType status attempts lastResponseCode lastError nextAttemptAt deliveredAt payload }
-    pageInfo { hasNextPage endCursor }
-  }
-}`;
 
 describe('scheduled.cancelled webhooks', () => {
   it('DELETE over REST queues scheduled.cancelled; a 500 is retried within seconds; both attempts verify with the same webhook-id', async () => {

@@ -6,7 +6,7 @@ import { gql } from '../helpers/http.js';
 import type { TestServer } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
 import { futureDay } from '../scheduling/fixtures.js';
-import { booking, deliveriesOf, schedulingTenant, secondsAfter, subscribe, webhookTestBed, type Receiver } from './fixtures.js';
+import { booking, deliveriesOf, DELIVERIES, schedulingTenant, secondsAfter, subscribe, webhookTestBed, type Receiver } from './fixtures.js';
 
 // Outbound webhooks end to end: a REST write, the outbox row written with it, the worker
 // (driven with an explicit clock: WEBHOOK_POLL_MS=0 keeps the poller off) and a real receiver.
@@ -16,13 +16,6 @@ let receiver: Receiver;
 beforeEach(() => {
   ({ server, receiver } = bed);
 });
-
-const DELIVERIES = `query Deliveries($appId: UUID!, $status: WebhookDeliveryStatus, $first: Int, $after: String) {
-  webhookDeliveries(appId: $appId, status: $status, first: $first, after: $after) {
-    nodes { id: deliveryId eventType status attempts lastResponseCode lastError nextAttemptAt deliveredAt payload }
-    pageInfo { hasNextPage endCursor }
-  }
-}`;
 
 describe('scheduled.cancelled webhooks', () => {
   it("another app's subscription receives nothing; a repeated DELETE queues nothing more", async () => {

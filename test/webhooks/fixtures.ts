@@ -134,3 +134,11 @@ export function webhookTestBed() {
   });
   return bed;
 }
+
+/** The deliveries list with every field a test looks at. */
+export const DELIVERIES = `query Deliveries($appId: UUID!, $status: WebhookDeliveryStatus, $first: Int, $after: String) {
+  webhookDeliveries(appId: $appId, status: $status, first: $first, after: $after) {
+    nodes { id: deliveryId eventType status attempts lastResponseCode lastError nextAttemptAt deliveredAt payload }
+    pageInfo { hasNextPage endCursor }
+  }
+}`;

@@ -59,3 +59,9 @@ export const envelope = {
 export const bodyText = z.strictObject({ text: text(1024) });
 export const footerText = z.strictObject({ text: text(60) });
 export const textHeader = z.strictObject({ type: z.literal('text'), text: text(60) });
+
+/** An interactive kind's body: envelope, type interactive, and an interactive part whose header and action vary by kind. */
+export function interactiveMessage<K extends string, H extends z.ZodType, A extends z.ZodType>(type: K, header: H, action: A) {
+  const interactive = z.strictObject({ type: z.literal(type), header, body: bodyText, footer: footerText.optional(), action });
+  return { interactive, message: z.strictObject({ ...envelope, type: z.literal('interactive'), interactive }) };
+}

@@ -1,7 +1,8 @@
 import { builder } from '../../graphql/builder.js';
 import { SentMessageDetailsRef } from '../sent-messages.graphql.js';
 import { zodInputFields } from '../../graphql/zod-input.js';
-import { envelopeHints, fixed, graphqlInput, HeaderInput, obj, sendMutation, TextInput } from '../sends.graphql.js';
+import { fixed, obj } from '../sends.graphql.js';
+import { interactiveSendMutation } from './interactive.graphql.js';
 import { flowAction, flowActionPayload, flowInteractive, flowMessageSchema, flowParameters } from './flow.js';
 
 // The Flow send's input and mutation, and the Flow reply of a sent message.
@@ -50,40 +51,20 @@ const FlowActionInput = builder.inputType('FlowActionInput', {
       parameters: { description: 'Flow parameters (flow_message_version, flow_token, flow_id or flow_name, flow_cta, ...).', type: FlowParametersInput },
     }),
 });
-const FlowInteractiveInput = builder.inputType('FlowInteractiveInput', {
-  description: 'The interactive part of a Flow message.',
-  fields: (t) =>
-    zodInputFields(t, flowInteractive, {
-      type: fixed('flow'),
-      header: { description: 'Optional header: type text, text up to 60 characters.', type: HeaderInput },
-      body: { description: 'Body: text up to 1024 characters.', type: TextInput },
-      footer: { description: 'Optional footer: text up to 60 characters.', type: TextInput },
-      action: { description: 'name flow and its parameters.', type: FlowActionInput },
-    }),
-});
-const FlowMessageInput = builder.inputType('FlowMessageInput', {
-  description: 'A Flow message: an interactive message that opens a WhatsApp Flow.',
-  fields: (t) =>
-    zodInputFields(t, flowMessageSchema, {
-      ...envelopeHints,
-      type: fixed('interactive'),
-      interactive: { description: 'The Flow: type flow, header, body, footer, action.', type: FlowInteractiveInput },
-    }),
-});
-
-const flowInput = graphqlInput(flowMessageSchema, (input) => {
-  input.type ??= 'interactive';
-  const interactive = obj(input.interactive);
-  if (interactive) {
-    interactive.type ??= 'flow';
+interactiveSendMutation({
+  mutation: 'sendFlowMessage',
+  prefix: 'Flow',
+  kind: 'flow',
+  interactiveSchema: flowInteractive,
+  messageSchema: flowMessageSchema,
+  interactiveDescription: 'The interactive part of a Flow message.',
+  messageDescription: 'A Flow message: an interactive message that opens a WhatsApp Flow.',
+  headerDescription: 'Optional header: type text, text up to 60 characters.',
+  action: { description: 'name flow and its parameters.', type: FlowActionInput },
+  interactiveFieldDescription: 'The Flow: type flow, header, body, footer, action.',
+  fillAction: (interactive) => {
     const action = obj(interactive.action);
     if (action) action.name ??= 'flow';
-  }
+  },
+  what: 'Sends a Flow message. Only inside the 24-hour window (outside_service_window, 422, otherwise: send a template with a Flow button); flow_token reused in the app is conflict (409).',
 });
-
-sendMutation(
-  'sendFlowMessage',
-  FlowMessageInput,
-  flowInput,
-  'Sends a Flow message. Only inside the 24-hour window (outside_service_window, 422, otherwise: send a template with a Flow button); flow_token reused in the app is conflict (409).',
-);

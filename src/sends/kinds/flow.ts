@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { containsEmoji, containsMarkdown } from '../text-rules.js';
-import { bodyText, envelope, flowToken, footerText, freeForm, isPlainObject, issue, nonEmpty, text, textHeader, whenObject } from './common.js';
+import { flowToken, freeForm, interactiveMessage, isPlainObject, issue, nonEmpty, text, textHeader, whenObject } from './common.js';
 
 // The Flow send: a WhatsApp interactive message that opens a Flow. Sent only inside the 24-hour
 // window; its flow_token links the user's reply back to the send.
@@ -51,19 +51,7 @@ export const flowAction = z.strictObject({
   parameters: flowParameters,
 });
 
-export const flowInteractive = z.strictObject({
-  type: z.literal('flow'),
-  header: textHeader.optional(),
-  body: bodyText,
-  footer: footerText.optional(),
-  action: flowAction,
-});
-
-export const flowMessageSchema = z.strictObject({
-  ...envelope,
-  type: z.literal('interactive'),
-  interactive: flowInteractive,
-});
+export const { interactive: flowInteractive, message: flowMessageSchema } = interactiveMessage('flow', textHeader.optional(), flowAction);
 
 export type FlowMessage = z.infer<typeof flowMessageSchema>;
 

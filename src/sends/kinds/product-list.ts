@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Tx } from '../../db/client.js';
 import { AppError, validationFailed } from '../../errors/app-error.js';
 import { catalogs, products } from '../tables.js';
-import { bodyText, envelope, footerText, isPlainObject, issue, nonEmpty, text, textHeader } from './common.js';
+import { interactiveMessage, isPlainObject, issue, nonEmpty, text, textHeader } from './common.js';
 
 // The Product List send: items of one catalog of the app, in titled sections. Sent only inside the
 // 24-hour window; items the catalog does not have are dropped before the send.
@@ -38,19 +38,7 @@ export const productListAction = z.strictObject({
   sections: productSections,
 });
 
-export const productListInteractive = z.strictObject({
-  type: z.literal('product_list'),
-  header: textHeader,
-  body: bodyText,
-  footer: footerText.optional(),
-  action: productListAction,
-});
-
-export const productListMessageSchema = z.strictObject({
-  ...envelope,
-  type: z.literal('interactive'),
-  interactive: productListInteractive,
-});
+export const { interactive: productListInteractive, message: productListMessageSchema } = interactiveMessage('product_list', textHeader, productListAction);
 
 export type ProductListMessage = z.infer<typeof productListMessageSchema>;
 
