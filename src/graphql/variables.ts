@@ -10,7 +10,7 @@ import {
 } from 'graphql';
 import type { ErrorDetail } from '../errors/app-error.js';
 import { zodIssuesToDetails } from '../errors/zod-details.js';
-import { enumSchemas } from '../graphql/enums.js';
+import { enumSchemas } from './enums.js';
 
 /** A variable of a route's document and its type, looked up once when the route is mounted. */
 export interface VariableSlot {
