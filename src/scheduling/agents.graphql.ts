@@ -163,13 +163,15 @@ builder.mutationField('addAvailabilityException', (t) =>
     description: 'Adds a blocked (excludes slots) or available_extra (offers slots outside working hours) window. Scope: scheduling:write.',
     authScopes: (_root, args) => write(args.appId),
     extensions: invalidRequest,
-    args: {
-      appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
-      agentId: t.arg({ description: 'The agent (UUID).', type: 'UUID', required: true }),
-      kind: t.arg({ type: ExceptionKindEnum, required: true, description: 'blocked or available_extra.' }),
-      startUtc: t.arg({ description: 'Start, ISO 8601 UTC.', type: 'DateTime', required: true }),
-      endUtc: t.arg({ type: 'DateTime', required: true, description: 'After startUtc.' }),
-    },
+    args: builder.args((t) => ({
+      appId: t.field({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
+      ...zodInputFields(t, exceptionInput, {
+        agentId: 'The agent (UUID).',
+        kind: { type: ExceptionKindEnum, description: 'blocked or available_extra.' },
+        startUtc: 'Start, ISO 8601 UTC.',
+        endUtc: 'After startUtc.',
+      }),
+    })),
     resolve: (_root, args, ctx) => addAvailabilityException(ctx, args.appId, parseInput(exceptionInput, args, 'invalid_request')),
   }),
 );
@@ -191,12 +193,10 @@ builder.mutationField('addDndWindow', (t) =>
     description: 'Adds a do-not-disturb window. Scope: scheduling:write.',
     authScopes: (_root, args) => write(args.appId),
     extensions: invalidRequest,
-    args: {
-      appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
-      agentId: t.arg({ description: 'The agent (UUID).', type: 'UUID', required: true }),
-      startUtc: t.arg({ description: 'Start, ISO 8601 UTC.', type: 'DateTime', required: true }),
-      endUtc: t.arg({ type: 'DateTime', required: true, description: 'After startUtc.' }),
-    },
+    args: builder.args((t) => ({
+      appId: t.field({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
+      ...zodInputFields(t, windowInput, { agentId: 'The agent (UUID).', startUtc: 'Start, ISO 8601 UTC.', endUtc: 'After startUtc.' }),
+    })),
     resolve: (_root, args, ctx) => addDndWindow(ctx, args.appId, parseInput(windowInput, args, 'invalid_request')),
   }),
 );

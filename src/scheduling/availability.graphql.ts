@@ -1,7 +1,8 @@
 import { parseInput } from '../errors/zod-details.js';
 import { builder } from '../graphql/builder.js';
+import { zodInputFields } from '../graphql/zod-input.js';
 import { availability, availabilityExplained, MAX_CANDIDATES } from './availability.service.js';
-import { availabilityArgs, schedulingFields } from './fields.js';
+import { availabilityArgs } from './fields.js';
 import type { RejectedCandidate, RejectionReason, Slot } from './slots.js';
 
 // GET /video/{appId}/availability as a query, plus an explain mode that runs the same engine
@@ -51,17 +52,19 @@ const AvailabilityExplanation = builder.objectRef<{ slots: Slot[]; rejected: Rej
   }),
 });
 
-const availabilityFieldArgs = builder.args((t) => ({
-  appId: t.field({ description: 'The app (tenant) it belongs to.', type: 'UUID', required: true }),
-  fromUtc: t.field({ type: 'DateTime', required: true, description: 'Window start, ISO 8601 UTC.' }),
-  toUtc: t.field({ type: 'DateTime', required: true, description: 'Window end, after fromUtc.' }),
-  durationMinutes: t.int({ required: true, description: '5 to 480; the size of each candidate.', validate: { schema: schedulingFields.durationMinutes } }),
-  agentId: t.field({ type: 'UUID', description: 'One agent; default every agent with working hours.' }),
-  stepMinutes: t.int({ description: 'Grid resolution, 1 to 1440; default durationMinutes.', validate: { schema: schedulingFields.stepMinutes } }),
-  bufferBeforeMinutes: t.int({ description: '0 to 1440; default 0.', validate: { schema: schedulingFields.bufferMinutes } }),
-  bufferAfterMinutes: t.int({ description: '0 to 1440; default 0.', validate: { schema: schedulingFields.bufferMinutes } }),
-  respectWorkingHours: t.boolean({ description: 'Default true; false also offers slots outside working hours (conflicts still apply).' }),
-}));
+const availabilityFieldArgs = builder.args((t) =>
+  zodInputFields(t, availabilityArgs, {
+    appId: 'The app (tenant) it belongs to.',
+    fromUtc: 'Window start, ISO 8601 UTC.',
+    toUtc: 'Window end, after fromUtc.',
+    durationMinutes: { description: '5 to 480; the size of each candidate.', validate: true },
+    agentId: 'One agent; default every agent with working hours.',
+    stepMinutes: { description: 'Grid resolution, 1 to 1440; default durationMinutes.', validate: true },
+    bufferBeforeMinutes: { description: '0 to 1440; default 0.', validate: true },
+    bufferAfterMinutes: { description: '0 to 1440; default 0.', validate: true },
+    respectWorkingHours: 'Default true; false also offers slots outside working hours (conflicts still apply).',
+  }),
+);
 
 const limits = `More than ${MAX_CANDIDATES} candidates (grid starts × agents) is invalid_request.`;
 
