@@ -116,7 +116,7 @@ function requestedNarrowing(input: ClientCredentials): { scopes?: string[]; apps
     }
   }
   if (input.appIds !== undefined) {
-    if (input.appIds.length > APP_IDS_MAX * 37) details.push({ field: 'app_id', code: 'too_long', message: `At most ${APP_IDS_MAX} app ids` });
+    if (input.appIds.length > APP_IDS_MAX * 40) details.push({ field: 'app_id', code: 'too_long', message: `At most ${APP_IDS_MAX} app ids` });
     else if ((apps = split(input.appIds))!.length > APP_IDS_MAX) details.push({ field: 'app_id', code: 'too_big', message: `At most ${APP_IDS_MAX} app ids` });
     else if (!apps!.every((a) => UUID_PATTERN.test(a))) details.push({ field: 'app_id', code: 'invalid_format', message: 'Space-separated app ids (UUIDs)' });
   }
