@@ -43,6 +43,11 @@ const commonErrors = {
   '503': oauthError(['temporarily_unavailable'], 'The database is unavailable', retryAfter),
 };
 
+const narrowingFields: Record<string, JsonSchema> = {
+  scope: { type: 'string', maxLength: SCOPE_MAX_LENGTH, description: `Space-separated subset of the client's scopes (${scopes.join(', ')}); all of them when left out.` },
+  app_id: { type: 'string', description: `Space-separated subset of the client's app ids (at most ${APP_IDS_MAX}); all of them when left out.` },
+};
+
 function tokenOperation(): Record<string, unknown> {
   return {
     operationId: 'oauthToken',
@@ -60,8 +65,7 @@ function tokenOperation(): Record<string, unknown> {
             properties: {
               grant_type: { const: 'client_credentials' },
               ...credentialFields,
-              scope: { type: 'string', maxLength: SCOPE_MAX_LENGTH, description: `Space-separated subset of the client's scopes (${scopes.join(', ')}); all of them when left out.` },
-              app_id: { type: 'string', description: `Space-separated subset of the client's app ids (at most ${APP_IDS_MAX}); all of them when left out.` },
+              ...narrowingFields,
             },
             required: ['grant_type'],
           },
@@ -168,6 +172,12 @@ export function addStandardOAuth(paths: Record<string, Record<string, unknown>>,
   ] as const) {
     if (paths[path]) throw new Error(`OpenAPI: ${path} is already a path of the document`);
     paths[path] = { servers: server(prefix), [method]: operation };
+  }
+  // The v1 token endpoint takes the same narrowing parameters, in JSON or a form.
+  const v1Token = (paths['/oauth/token']?.post as { requestBody?: { content: Record<string, { schema?: JsonSchema }> } } | undefined)?.requestBody;
+  for (const media of Object.values(v1Token?.content ?? {})) {
+    const properties = media.schema?.properties as Record<string, JsonSchema> | undefined;
+    if (properties) Object.assign(properties, narrowingFields);
   }
   const revoke = (paths['/oauth/revoke']?.post as { requestBody?: { content: Record<string, unknown> } } | undefined)?.requestBody;
   if (revoke?.content['application/json']) revoke.content['application/x-www-form-urlencoded'] = revoke.content['application/json'];

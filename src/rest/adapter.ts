@@ -284,9 +284,13 @@ function authorizeFirst(ctx: RequestContext, prepared: PreparedRoute, raw: Recor
   if (!auth) return;
   const { appId } = raw;
   const foreignApp = typeof appId === 'string' && UUID_PATTERN.test(appId) && !auth.apps.has(appId.toLowerCase());
-  if ((prepared.scope && !auth.scopes.has(prepared.scope)) || foreignApp) {
-    throw new AppError('forbidden', 'Missing scope or no access to this app');
+  if (prepared.scope && !auth.scopes.has(prepared.scope)) {
+    // RFC 6750 3.1: the scope the token lacks, for clients that get a narrower or wider token on their own.
+    throw new AppError('forbidden', 'Missing scope or no access to this app', {
+      headers: { 'WWW-Authenticate': `Bearer realm="switchboard", error="insufficient_scope", scope="${prepared.scope}"` },
+    });
   }
+  if (foreignApp) throw new AppError('forbidden', 'Missing scope or no access to this app');
 }
 
 /** Details name the REST parameter (`limit`), not the variable it was renamed onto (`first`). */

@@ -27,6 +27,8 @@ describe('tenancy of narrowed tokens', () => {
     const refused = await messages(b.id, narrow);
     expect(refused.status).toBe(403);
     expectErrorEnvelope(refused.body, 'forbidden');
+    // Another app is no scope matter: no challenge to get a wider token.
+    expect(refused.headers.get('www-authenticate')).toBeNull();
     const graph = await gql(server.url, narrow, 'query($app: UUID!) { messages(appId: $app) { limit } }', { app: b.id });
     expect(graph.body.errors?.[0]?.extensions?.code).toBe('forbidden');
     // The unnarrowed token of the same client reaches both (control).
@@ -39,6 +41,8 @@ describe('tenancy of narrowed tokens', () => {
     const refused = await messages(tenant.appId, narrow);
     expect(refused.status).toBe(403);
     expectErrorEnvelope(refused.body, 'forbidden');
+    // RFC 6750 3.1: which scope was missing.
+    expect(refused.headers.get('www-authenticate')).toBe('Bearer realm="switchboard", error="insufficient_scope", scope="messages:read"');
     const revoke = await request(`${server.url}/api/v1/oauth/revoke`, { token: narrow, json: { token: narrow } });
     expect(revoke.status).toBe(403);
     expect((await request(`${server.url}/api/v1/analytics/${tenant.appId}/tags`, { token: narrow })).status).toBe(200);
