@@ -199,7 +199,7 @@ describe('counts', () => {
   });
 
   it('is charged in the query cost', async () => {
-    const cost = async (query: string) => (await q(query, { app: tenant.appId })).body.extensions.cost.requestedQueryCost as number;
+    const cost = async (query: string) => ((await q(query, { app: tenant.appId })).body as any).extensions.cost.requestedQueryCost as number;
     const plain = await cost(`query($app: UUID!) { messages(appId: $app, first: 20) { limit } }`);
     const counted = await cost(`query($app: UUID!) { messages(appId: $app, first: 20) { limit count { count } } }`);
     expect(counted).toBeGreaterThan(plain);

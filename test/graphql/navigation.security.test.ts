@@ -66,7 +66,7 @@ describe('navigation: scopes', () => {
     const root = await gql(server.url, reader, `query($app: UUID!) { campaigns(appId: $app) { nodes { campaignId } } }`, { app: tenant.appId });
     expect(codeOf(nested)).toBe('forbidden');
     expect(codeOf(root)).toBe('forbidden');
-    expect(nested.body.errors[0].path).toEqual(['app', 'campaigns']);
+    expect((nested.body.errors as any)[0].path).toEqual(['app', 'campaigns']);
     for (const field of ['templates { nodes { templateId } }', 'scheduledCalls { nodes { callId } }', 'videoCalls { nodes { callId } }', 'webhookDeliveries { nodes { deliveryId } }', 'agents { agentId }', 'summaryMetrics { sent }']) {
       const res = await gql(server.url, reader, `query($app: ID!) { app(id: $app) { ${field} } }`, { app: tenant.appId });
       expect(codeOf(res), field).toBe('forbidden');
@@ -80,6 +80,6 @@ describe('navigation: scopes', () => {
     const reader = await (await server.client({ apps: [tenant.appId, stranger.appId], scopes: ['campaigns:read'] })).token();
     const res = await gql(server.url, reader, `{ viewer { accessibleApps { appId messages { nodes { messageId } } } } }`);
     expect(codeOf(res)).toBe('forbidden');
-    expect(res.body.errors[0].path.slice(0, 2)).toEqual(['viewer', 'accessibleApps']);
+    expect((res.body.errors as any)[0].path.slice(0, 2)).toEqual(['viewer', 'accessibleApps']);
   });
 });
