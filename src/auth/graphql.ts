@@ -13,6 +13,8 @@ const Viewer = builder.objectRef<{ clientId: string; scopes: string[]; apps: str
     accessibleApps: t.field({
       type: [AppRef],
       description: 'The apps this token may access, by name (then id), loaded in one query; each reaches its lists as app(id:) does.',
+      // Its selection runs once per app of the token: that many, not a guess, multiply its cost.
+      complexity: (_args, ctx) => ({ field: 1, multiplier: Math.max(1, ctx.auth?.apps.size ?? 1) }),
       resolve: async (viewer, _args, ctx) => {
         const rows = await appLoader(ctx).loadMany(viewer.apps);
         const found = rows.filter((row): row is AppRow => row !== undefined && !(row instanceof Error));

@@ -208,5 +208,12 @@ describe('counts', () => {
     const plain = await cost(`query($app: UUID!) { messages(appId: $app, first: 20) { limit } }`);
     const counted = await cost(`query($app: UUID!) { messages(appId: $app, first: 20) { limit count { count } } }`);
     expect(counted).toBeGreaterThan(plain);
+    // viewer.accessibleApps runs its selection once per app of the token.
+    const perApp = async (token: string) =>
+      ((await q(`{ viewer { accessibleApps { messages(first: 20) { limit } } } }`, undefined, token)).body as any).extensions.cost.requestedQueryCost as number;
+    const one = await perApp(tenant.accessToken);
+    const two = await perApp(bothToken);
+    // messages(first: 20) { limit } costs 2 (1 + 1 × 1): once more for the second app.
+    expect(two).toBe(one + 2);
   });
 });
