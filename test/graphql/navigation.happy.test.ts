@@ -217,3 +217,23 @@ describe('counts', () => {
     expect(two).toBe(one + 2);
   });
 });
+
+describe('availability on App', () => {
+  it('answers what the root availability answers, and refuses its arguments the same way', async () => {
+    // 2030-01-07 is a Monday: the agent works 09:00-11:00 UTC.
+    const agent = await q(`mutation($app: UUID!) { saveAgent(appId: $app, input: { name: "Ada", timezone: "UTC", workingHours: { mon: [["09:00", "11:00"]] } }) { agentId } }`, { app: tenant.appId });
+    expect(agent.body.errors).toBeUndefined();
+    const args = 'fromUtc: "2030-01-07T09:00:00Z", toUtc: "2030-01-07T12:00:00Z", durationMinutes: 30';
+    const res = await q(`query($app: UUID!) { root: availability(appId: $app, ${args}) { slots { startUtc agentId } } app(appId: $app) { availability(${args}) { slots { startUtc agentId } } } }`, {
+      app: tenant.appId,
+    });
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data.root.slots).toHaveLength(4);
+    expect(res.body.data.app.availability).toEqual(res.body.data.root);
+    const bad = await q(`query($app: UUID!) { app(appId: $app) { availability(fromUtc: "2030-01-07T09:00:00Z", toUtc: "2030-01-07T12:00:00Z", durationMinutes: 2) { slots { startUtc } } } }`, {
+      app: tenant.appId,
+    });
+    expect(bad.body.errors?.[0]?.extensions?.code).toBe('invalid_request');
+    expect(bad.body.errors?.[0]?.extensions?.details?.[0]?.field).toBe('durationMinutes');
+  });
+});
