@@ -80,6 +80,8 @@ const envSchema = z.object({
   // GraphiQL's own introspection query is 13 levels deep.
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(2).default(15),
   GRAPHQL_MAX_COMPLEXITY: z.coerce.number().int().min(10).default(2000),
+  // A connection's count reads at most this many rows + 1: exact up to it, a lower bound past it.
+  GRAPHQL_COUNT_CAP: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   // A JSON manifest of trusted documents (hash to document text, as GraphQL Codegen's client
   // preset writes it): requests may name a document by id; in the strict mode only its documents run.
   GRAPHQL_TRUSTED_DOCUMENTS: z

@@ -1,5 +1,6 @@
-import { parseInput } from '../errors/zod-details.js';
+import { AppRef } from '../apps/graphql.js';
 import { builder } from '../graphql/builder.js';
+import { filterInput, listArgs } from '../graphql/list-filter.js';
 import { connectionOf, pageComplexity } from '../graphql/connection.js';
 import { closedEnum } from '../graphql/enums.js';
 import { campaignStatsLoader } from './campaign-stats.js';
@@ -38,12 +39,24 @@ export const CampaignRef = builder.objectRef<CampaignRow>('Campaign').implement(
 
 const CampaignConnection = connectionOf('Campaign', CampaignRef, 'A page of campaigns, newest first (created_at desc, id desc).');
 
+const CampaignFilter = filterInput('CampaignFilter', 'Which campaigns a list holds: every field given must match.', campaignListArgs, {
+  status: { description: 'Any of these states; all means no filter.', type: [CampaignStatusFilterEnum] },
+  search: 'Case-insensitive substring of the campaign name.',
+  tags: 'A campaign matches if it carries any of them.',
+  startDate: 'YYYY-MM-DD, UTC, inclusive.',
+  endDate: 'YYYY-MM-DD, UTC, inclusive; not before startDate.',
+  createdFrom: 'Created at or after this instant.',
+  createdBefore: 'Created before this instant; after createdFrom.',
+});
+
+const campaignsScope = (appId: string) => ({ $all: { scope: 'campaigns:read' as const, app: appId } });
+
 builder.queryField('campaigns', (t) =>
   t.field({
     type: CampaignConnection,
     description:
       'Campaigns of an app, newest first; the filters of GET /analytics/{appId}/campaigns and POST .../campaigns/search. Scope: campaigns:read.',
-    authScopes: (_root, args) => ({ $all: { scope: 'campaigns:read', app: args.appId } }),
+    authScopes: (_root, args) => campaignsScope(args.appId),
     complexity: pageComplexity,
     args: {
       appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
@@ -56,8 +69,24 @@ builder.queryField('campaigns', (t) =>
       endDate: t.arg.string({ description: 'YYYY-MM-DD, UTC, inclusive.', validate: { schema: campaignFilters.endDate } }),
       createdFrom: t.arg({ type: 'DateTime', description: 'Created at or after this instant.' }),
       createdBefore: t.arg({ type: 'DateTime', description: 'Created before this instant.' }),
+      filter: t.arg({ type: CampaignFilter, description: 'The filters as one input; not together with the separate filter arguments.' }),
     },
-    resolve: (_root, args, ctx) => listCampaigns(ctx, parseInput(campaignListArgs, args)),
+    resolve: (_root, args, ctx) => listCampaigns(ctx, listArgs(campaignListArgs, args)),
+  }),
+);
+
+builder.objectField(AppRef, 'campaigns', (t) =>
+  t.field({
+    type: CampaignConnection,
+    description: 'Campaigns of this app, newest first (created_at desc, id desc). Scope: campaigns:read.',
+    authScopes: (app) => campaignsScope(app.id),
+    complexity: pageComplexity,
+    args: {
+      first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).', validate: { schema: campaignFilters.first } }),
+      after: t.arg.string({ description: 'pageInfo.endCursor of the previous page.', validate: { schema: campaignFilters.after } }),
+      filter: t.arg({ type: CampaignFilter, description: 'Which campaigns; default all.' }),
+    },
+    resolve: (app, args, ctx) => listCampaigns(ctx, listArgs(campaignListArgs, { ...args, appId: app.id })),
   }),
 );
 

@@ -1,5 +1,6 @@
-import { parseInput } from '../errors/zod-details.js';
+import { AppRef } from '../apps/graphql.js';
 import { builder } from '../graphql/builder.js';
+import { filterInput, listArgs } from '../graphql/list-filter.js';
 import { directions, messageFilters, messageListArgs, messageStatuses } from './filters.js';
 import { closedEnum } from '../graphql/enums.js';
 import { listMessages } from './messages.service.js';
@@ -38,11 +39,25 @@ export const MessageRef = builder.objectRef<MessageRow>('Message').implement({
 
 const MessageConnection = connectionOf('Message', MessageRef, 'A page of messages, newest first (created_at desc, id desc).');
 
+const MessageFilter = filterInput('MessageFilter', 'Which messages a list holds: every field given must match.', messageListArgs, {
+  status: { description: 'Exact status.', type: MessageStatusEnum },
+  direction: { description: 'inbound or outbound.', type: MessageDirectionEnum },
+  channel: 'Messaging channel name (exact).',
+  messageType: 'Provider message type (exact).',
+  source: 'Connector source system (exact).',
+  destination: 'Connector destination system (exact).',
+  search: 'Case-insensitive substring of user_phone, provider_message_id, conversation_key, provider_from or provider_to.',
+  startDate: 'YYYY-MM-DD, UTC, inclusive.',
+  endDate: 'YYYY-MM-DD, UTC, inclusive; not before startDate.',
+});
+
+const messagesScope = (appId: string) => ({ $all: { scope: 'messages:read' as const, app: appId } });
+
 builder.queryField('messages', (t) =>
   t.field({
     type: MessageConnection,
     description: 'Connector messages of an app, newest first, filtered like GET /analytics/{appId}/messages. Scope: messages:read.',
-    authScopes: (_root, args) => ({ $all: { scope: 'messages:read', app: args.appId } }),
+    authScopes: (_root, args) => messagesScope(args.appId),
     complexity: pageComplexity,
     args: {
       appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
@@ -60,8 +75,24 @@ builder.queryField('messages', (t) =>
       }),
       startDate: t.arg.string({ description: 'YYYY-MM-DD, UTC, inclusive.', validate: { schema: messageFilters.startDate } }),
       endDate: t.arg.string({ description: 'YYYY-MM-DD, UTC, inclusive.', validate: { schema: messageFilters.endDate } }),
+      filter: t.arg({ type: MessageFilter, description: 'The filters as one input; not together with the separate filter arguments.' }),
     },
-    resolve: (_root, args, ctx) => listMessages(ctx, parseInput(messageListArgs, args)),
+    resolve: (_root, args, ctx) => listMessages(ctx, listArgs(messageListArgs, args)),
+  }),
+);
+
+builder.objectField(AppRef, 'messages', (t) =>
+  t.field({
+    type: MessageConnection,
+    description: 'Connector messages of this app, newest first (created_at desc, id desc). Scope: messages:read.',
+    authScopes: (app) => messagesScope(app.id),
+    complexity: pageComplexity,
+    args: {
+      first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).', validate: { schema: messageFilters.first } }),
+      after: t.arg.string({ description: 'pageInfo.endCursor of the previous page.', validate: { schema: messageFilters.after } }),
+      filter: t.arg({ type: MessageFilter, description: 'Which messages; default all.' }),
+    },
+    resolve: (app, args, ctx) => listMessages(ctx, listArgs(messageListArgs, { ...args, appId: app.id })),
   }),
 );
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AppRef } from '../apps/graphql.js';
 import { builder } from '../graphql/builder.js';
 import { sqlText } from '../validation/list-input.js';
 import { funnelCountFields, funnelFields } from './funnel.graphql.js';
@@ -66,5 +67,40 @@ builder.queryFields((t) => ({
     authScopes: (_root, args) => analyticsScope(args.appId),
     args: { appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }), tag: t.arg.string({ description: 'The tag.', required: true, validate: { schema: sqlText(1, 100) } }) },
     resolve: (_root, args, ctx) => tagStats(ctx, args.appId, args.tag),
+  }),
+}));
+
+// The same fields on App, for this app.
+builder.objectFields(AppRef, (t) => ({
+  dailyMetrics: t.field({
+    type: [DailyMetricRef],
+    description: 'Outbound funnel per calendar day in `timezone` over [startDate, endDate), as the root dailyMetrics. Scope: analytics:read.',
+    authScopes: (app) => analyticsScope(app.id),
+    complexity: { field: 5, multiplier: 1 },
+    args: {
+      startDate: t.arg({ description: 'Range start, ISO 8601 (inclusive).', type: 'DateTime' }),
+      endDate: t.arg({ description: 'Range end, ISO 8601 (exclusive).', type: 'DateTime' }),
+      timezone: t.arg.string({ description: 'IANA time zone, default UTC.', validate: { schema: z.string().min(1).max(64) } }),
+    },
+    resolve: (app, args, ctx) => dailyMetrics(ctx, { ...args, appId: app.id }),
+  }),
+  summaryMetrics: t.field({
+    type: SummaryMetricsRef,
+    description: 'Outbound funnel over [startDate, endDate) with distinct contacts, as the root summaryMetrics. Scope: analytics:read.',
+    authScopes: (app) => analyticsScope(app.id),
+    args: { startDate: t.arg({ description: 'Range start, ISO 8601 (inclusive).', type: 'DateTime' }), endDate: t.arg({ description: 'Range end, ISO 8601 (exclusive).', type: 'DateTime' }) },
+    resolve: (app, args, ctx) => summaryMetrics(ctx, { ...args, appId: app.id }),
+  }),
+  campaignTags: t.stringList({
+    description: 'Distinct campaign tags of this app, sorted. Scope: analytics:read.',
+    authScopes: (app) => analyticsScope(app.id),
+    resolve: (app, _args, ctx) => campaignTags(ctx, app.id),
+  }),
+  tagStats: t.field({
+    type: TagStatsRef,
+    description: 'Statistics of one tag of this app; not_found when no campaign carries it. Scope: analytics:read.',
+    authScopes: (app) => analyticsScope(app.id),
+    args: { tag: t.arg.string({ description: 'The tag.', required: true, validate: { schema: sqlText(1, 100) } }) },
+    resolve: (app, args, ctx) => tagStats(ctx, app.id, args.tag),
   }),
 }));

@@ -1,5 +1,6 @@
-import { parseInput } from '../errors/zod-details.js';
+import { AppRef } from '../apps/graphql.js';
 import { builder } from '../graphql/builder.js';
+import { filterInput, listArgs } from '../graphql/list-filter.js';
 import { connectionOf, pageComplexity } from '../graphql/connection.js';
 import { templates, type TemplateRow } from './tables.js';
 import { buttonCount, getTemplate, listTemplates, quickReplyCount, templateFilters, templateListArgs } from './templates.service.js';
@@ -37,11 +38,20 @@ export const TemplateRef = builder.objectRef<TemplateRow>('Template').implement(
 
 const TemplateConnection = connectionOf('Template', TemplateRef, 'A page of templates, newest first.');
 
+const TemplateFilter = filterInput('TemplateFilter', 'Which templates a list holds: every field given must match.', templateListArgs, {
+  search: 'Case-insensitive substring of the name.',
+  status: 'Exact status.',
+  category: 'Exact category.',
+  language: 'Exact language (locale code).',
+});
+
+const templatesScope = (appId: string) => ({ $all: { scope: 'analytics:read' as const, app: appId } });
+
 builder.queryField('templates', (t) =>
   t.field({
     type: TemplateConnection,
     description: 'Templates of an app (GET /analytics/{appId}/templates). Scope: analytics:read.',
-    authScopes: (_root, args) => ({ $all: { scope: 'analytics:read', app: args.appId } }),
+    authScopes: (_root, args) => templatesScope(args.appId),
     complexity: pageComplexity,
     args: {
       appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
@@ -51,8 +61,24 @@ builder.queryField('templates', (t) =>
       status: t.arg.string({ description: 'Exact status filter.', validate: { schema: templateFilters.status } }),
       category: t.arg.string({ description: 'Exact category.', validate: { schema: templateFilters.category } }),
       language: t.arg.string({ description: 'Exact language (locale code).', validate: { schema: templateFilters.language } }),
+      filter: t.arg({ type: TemplateFilter, description: 'The filters as one input; not together with the separate filter arguments.' }),
     },
-    resolve: (_root, args, ctx) => listTemplates(ctx, parseInput(templateListArgs, args)),
+    resolve: (_root, args, ctx) => listTemplates(ctx, listArgs(templateListArgs, args)),
+  }),
+);
+
+builder.objectField(AppRef, 'templates', (t) =>
+  t.field({
+    type: TemplateConnection,
+    description: 'Templates of this app, newest first (created_at desc, id desc). Scope: analytics:read.',
+    authScopes: (app) => templatesScope(app.id),
+    complexity: pageComplexity,
+    args: {
+      first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).', validate: { schema: templateFilters.first } }),
+      after: t.arg.string({ description: 'pageInfo.endCursor of the previous page.', validate: { schema: templateFilters.after } }),
+      filter: t.arg({ type: TemplateFilter, description: 'Which templates; default all.' }),
+    },
+    resolve: (app, args, ctx) => listTemplates(ctx, listArgs(templateListArgs, { ...args, appId: app.id })),
   }),
 );
 

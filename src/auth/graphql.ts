@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { AppRef, appLoader } from '../apps/graphql.js';
+import type { AppRow } from '../apps/tables.js';
 import { builder } from '../graphql/builder.js';
 import { revokeToken } from './access-tokens.js';
 
@@ -7,7 +9,18 @@ const Viewer = builder.objectRef<{ clientId: string; scopes: string[]; apps: str
   fields: (t) => ({
     clientId: t.exposeString('clientId', { description: 'The OAuth client id of the token.' }),
     scopes: t.exposeStringList('scopes', { description: 'Granted scopes.' }),
-    apps: t.exposeStringList('apps', { description: 'App ids this token may access.' }),
+    apps: t.exposeStringList('apps', { description: 'App ids this token may access; accessibleApps has the apps themselves.' }),
+    accessibleApps: t.field({
+      type: [AppRef],
+      description: 'The apps this token may access, by name (then id), loaded in one query; each reaches its lists as app(id:) does.',
+      // Its selection runs once per app of the token: that many, not a guess, multiply its cost.
+      complexity: (_args, ctx) => ({ field: 1, multiplier: Math.max(1, ctx.auth?.apps.size ?? 1) }),
+      resolve: async (viewer, _args, ctx) => {
+        const rows = await appLoader(ctx).loadMany(viewer.apps);
+        const found = rows.filter((row): row is AppRow => row !== undefined && !(row instanceof Error));
+        return found.sort((a, b) => (a.name === b.name ? (a.id < b.id ? -1 : 1) : a.name < b.name ? -1 : 1));
+      },
+    }),
   }),
 });
 

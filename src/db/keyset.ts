@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import { validationFailed } from '../errors/app-error.js';
 import type { Db } from './client.js';
@@ -12,6 +12,23 @@ export interface Page<T> {
   limit: number;
   /** The cursor after an item (GraphQL edges): made only when a client asks for it. */
   cursorOf: (item: T) => string;
+  /**
+   * The rows of the app matching the page's filters (the cursor aside), counted in SQL only when
+   * called: exact up to `cap`, past it `cap` as a lower bound.
+   */
+  count: (cap: number) => Promise<ListCount>;
+}
+
+/** A list's size: exact, or at least `count` rows when the list reached the cap. */
+export interface ListCount {
+  count: number;
+  precision: 'EXACT' | 'AT_LEAST';
+}
+
+/** A count of at most cap + 1 rows, as the count query reads it (a string from some drivers). */
+export function cappedCount(counted: number | string | bigint, cap: number): ListCount {
+  const n = Number(counted);
+  return n > cap ? { count: cap, precision: 'AT_LEAST' } : { count: n, precision: 'EXACT' };
 }
 
 /**
@@ -88,11 +105,28 @@ export function keysetList<T extends PgTable>(spec: KeysetListSpec<T>): KeysetLi
     args.after === undefined || args.after === null ? undefined : cursorPosition(keys, appList(name, args.appId), args.after, ids, cursorError);
 
   /** Rows fetched with limit + 1 become a page and the cursor of its last row. */
-  function toPage(cursorKeys: CursorKeys, list: string, rows: Row[], limit: number): Page<Row> {
+  function toPage(cursorKeys: CursorKeys, list: string, rows: Row[], limit: number, count: Page<Row>['count']): Page<Row> {
     const hasMore = rows.length > limit;
     const items = hasMore ? rows.slice(0, limit) : rows;
     const last = items.at(-1);
-    return { items, hasMore, nextCursor: hasMore && last ? encodeCursor(cursorKeys, list, positionOf(last)) : null, limit, cursorOf: (item) => encodeCursor(cursorKeys, list, positionOf(item)) };
+    return {
+      items,
+      hasMore,
+      nextCursor: hasMore && last ? encodeCursor(cursorKeys, list, positionOf(last)) : null,
+      limit,
+      cursorOf: (item) => encodeCursor(cursorKeys, list, positionOf(item)),
+      count,
+    };
+  }
+
+  // At most cap + 1 rows are read, so a count costs the same at a million rows as at the cap.
+  const countOf = (db: Db, where: SQL | undefined, limit: Placeholder | number) =>
+    db.select({ n: sql<number>`count(*)` }).from(db.select({ one: sql`1` }).from(table as PgTable).where(where).limit(limit as number).as('capped'));
+
+  /** The count query of one shape (no cursor), every value a placeholder. */
+  function countQuery(db: Db, shape: readonly string[], filters: (has: (name: string) => boolean) => (SQL | undefined)[]) {
+    const has = (value: string) => shape.includes(value);
+    return countOf(db, and(eq(appId, sql.placeholder('appId')), ...filters(has)), sql.placeholder('countLimit')).prepare(`${name}_count_${shape.join('_') || 'all'}`);
   }
 
   /** The page query of one shape, every value a placeholder. */
@@ -119,7 +153,11 @@ export function keysetList<T extends PgTable>(spec: KeysetListSpec<T>): KeysetLi
         .where(and(eq(appId, args.appId), position && afterPosition(sql`${position.createdAt.toISOString()}::timestamptz`, position.id), ...filters))
         .orderBy(...orderBy)
         .limit(args.first + 1)) as Row[];
-      return toPage(cursorKeys, appList(name, args.appId), rows, args.first);
+      const count = async (cap: number) => {
+        const [row] = await countOf(db, and(eq(appId, args.appId), ...filters), cap + 1);
+        return cappedCount(row!.n, cap);
+      };
+      return toPage(cursorKeys, appList(name, args.appId), rows, args.first, count);
     },
     async preparedPage(db, cursorKeys, args, values, optional, filters) {
       const position = positionOfCursor(cursorKeys, args);
@@ -135,7 +173,13 @@ export function keysetList<T extends PgTable>(spec: KeysetListSpec<T>): KeysetLi
       };
       const shape = shapeOf(all, ['afterAt', ...optional]);
       const rows = (await byShape(db, `${name}:${shape.join(',')}`, () => pageQuery(db, shape, filters)).execute(all)) as Row[];
-      return toPage(cursorKeys, appList(name, args.appId), rows, args.first);
+      const count = async (cap: number) => {
+        const countShape = shapeOf(values, optional);
+        const query = byShape(db, `${name}:count:${countShape.join(',')}`, () => countQuery(db, countShape, filters));
+        const [row] = (await query.execute({ appId: args.appId, countLimit: cap + 1, ...values })) as { n: number | string }[];
+        return cappedCount(row!.n, cap);
+      };
+      return toPage(cursorKeys, appList(name, args.appId), rows, args.first, count);
     },
   };
 }

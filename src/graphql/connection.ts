@@ -1,6 +1,25 @@
 import type { ObjectRef } from '@pothos/core';
-import type { Page } from '../db/keyset.js';
+import type { ListCount, Page } from '../db/keyset.js';
 import { builder } from './builder.js';
+
+const CountPrecision = builder.enumType('CountPrecision', {
+  description: 'Whether a count is the exact number of rows or a lower bound.',
+  values: {
+    EXACT: { value: 'EXACT', description: 'The exact number of matching rows.' },
+    AT_LEAST: { value: 'AT_LEAST', description: 'At least this many rows match: the count stopped at its cap.' },
+  } as const,
+});
+
+const Count = builder.objectRef<ListCount>('Count').implement({
+  description: 'How many rows a list has under its filter: exact up to a cap, then the cap as a lower bound.',
+  fields: (t) => ({
+    count: t.exposeInt('count', { description: 'The number of matching rows, or the cap when precision is AT_LEAST.' }),
+    precision: t.field({ type: CountPrecision, description: 'EXACT, or AT_LEAST when more rows match than the cap.', resolve: (c) => c.precision }),
+  }),
+});
+
+/** What a count adds to the query cost: one bounded count statement. */
+export const COUNT_COMPLEXITY = 10;
 
 const PageInfo = builder.objectRef<{ hasNextPage: boolean; endCursor: string | null }>('PageInfo').implement({
   description: 'Keyset pagination: pass endCursor as `after` for the next page.',
@@ -30,6 +49,13 @@ export function connectionOf<T>(name: string, node: ObjectRef<any, T>, descripti
       }),
       pageInfo: t.field({ type: PageInfo, description: 'Whether more follow, and the cursor to continue from.', resolve: (page) => ({ hasNextPage: page.hasMore, endCursor: page.nextCursor }) }),
       limit: t.exposeInt('limit', { description: 'The page size used.' }),
+      count: t.field({
+        type: Count,
+        description:
+          'How many rows match the filter, whatever the cursor: exact up to a cap (10,000 by default), then the cap with precision AT_LEAST. Counted in one SQL statement, only when selected; adds to the query cost.',
+        complexity: COUNT_COMPLEXITY,
+        resolve: (page, _args, ctx) => page.count(ctx.runtime.config.GRAPHQL_COUNT_CAP),
+      }),
     }),
   });
 }

@@ -62,6 +62,24 @@ query AnalyticsOverview($appId: UUID!, $first: Int) {
     headers,
   },
   {
+    query: `# Navigation (scope messages:read): an app's lists are fields
+# of App. filter takes the list's filters as one typed input;
+# count is exact up to a cap (10,000), then AT_LEAST the cap.
+query AppMessages($appId: ID!, $filter: MessageFilter) {
+  app(id: $appId) {
+    name
+    messages(first: 10, filter: $filter) {
+      count { count precision }
+      nodes { messageId status direction channel userPhone createdAt }
+      pageInfo { hasNextPage endCursor }
+    }
+  }
+}
+`,
+    variables: appVariables({ filter: { direction: 'outbound', status: 'failed' } }),
+    headers,
+  },
+  {
     query: `# Scheduling (scopes scheduling:read, scheduling:write).
 query Availability($appId: UUID!, $fromUtc: DateTime!, $toUtc: DateTime!) {
   availability(appId: $appId, fromUtc: $fromUtc, toUtc: $toUtc, durationMinutes: 30) {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseInput } from '../errors/zod-details.js';
+import { AppRef } from '../apps/graphql.js';
 import { builder } from '../graphql/builder.js';
 import { closedEnum } from '../graphql/enums.js';
 import { zodInputFields } from '../graphql/zod-input.js';
@@ -94,6 +95,16 @@ builder.queryField('agents', (t) =>
     extensions: invalidRequest,
     args: { appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }) },
     resolve: (_root, args, ctx) => listAgents(ctx, args.appId),
+  }),
+);
+
+builder.objectField(AppRef, 'agents', (t) =>
+  t.field({
+    type: [Agent],
+    description: "This app's agents by name. Scope: scheduling:read.",
+    authScopes: (app) => read(app.id),
+    extensions: invalidRequest,
+    resolve: (app, _args, ctx) => listAgents(ctx, app.id),
   }),
 );
 

@@ -1,5 +1,7 @@
 import { parseInput } from '../errors/zod-details.js';
+import { AppRef } from '../apps/graphql.js';
 import { builder } from '../graphql/builder.js';
+import { filterShape } from '../graphql/list-filter.js';
 import { zodInputFields } from '../graphql/zod-input.js';
 import { availability, availabilityExplained, MAX_CANDIDATES } from './availability.service.js';
 import { availabilityArgs } from './fields.js';
@@ -52,19 +54,19 @@ const AvailabilityExplanation = builder.objectRef<{ slots: Slot[]; rejected: Rej
   }),
 });
 
-const availabilityFieldArgs = builder.args((t) =>
-  zodInputFields(t, availabilityArgs, {
-    appId: 'The app (tenant) it belongs to.',
-    fromUtc: 'Window start, ISO 8601 UTC.',
-    toUtc: 'Window end, after fromUtc.',
-    durationMinutes: { description: '5 to 480; the size of each candidate.', validate: true },
-    agentId: 'One agent; default every agent with working hours.',
-    stepMinutes: { description: 'Grid resolution, 1 to 1440; default durationMinutes.', validate: true },
-    bufferBeforeMinutes: { description: '0 to 1440; default 0.', validate: true },
-    bufferAfterMinutes: { description: '0 to 1440; default 0.', validate: true },
-    respectWorkingHours: 'Default true; false also offers slots outside working hours (conflicts still apply).',
-  }),
-);
+const argumentHints = {
+  fromUtc: 'Window start, ISO 8601 UTC.',
+  toUtc: 'Window end, after fromUtc.',
+  durationMinutes: { description: '5 to 480; the size of each candidate.', validate: true },
+  agentId: 'One agent; default every agent with working hours.',
+  stepMinutes: { description: 'Grid resolution, 1 to 1440; default durationMinutes.', validate: true },
+  bufferBeforeMinutes: { description: '0 to 1440; default 0.', validate: true },
+  bufferAfterMinutes: { description: '0 to 1440; default 0.', validate: true },
+  respectWorkingHours: 'Default true; false also offers slots outside working hours (conflicts still apply).',
+} as const;
+const availabilityFieldArgs = builder.args((t) => zodInputFields(t, availabilityArgs, { appId: 'The app (tenant) it belongs to.', ...argumentHints }));
+// On App: the same arguments but the app, which is the parent.
+const appAvailabilityArgs = builder.args((t) => zodInputFields(t, filterShape(availabilityArgs), argumentHints));
 
 const limits = `More than ${MAX_CANDIDATES} candidates (grid starts × agents) is invalid_request.`;
 
@@ -89,3 +91,22 @@ builder.queryField('availabilityExplained', (t) =>
     resolve: (_root, args, ctx) => availabilityExplained(ctx, parseInput(availabilityArgs, args, 'invalid_request')),
   }),
 );
+
+builder.objectFields(AppRef, (t) => ({
+  availability: t.field({
+    type: Availability,
+    description: `Open slots of this app's agents, as the root availability. ${limits} Scope: scheduling:read.`,
+    authScopes: (app) => ({ $all: { scope: 'scheduling:read', app: app.id } }),
+    extensions: { validationErrorType: 'invalid_request' },
+    args: appAvailabilityArgs,
+    resolve: (app, args, ctx) => availability(ctx, parseInput(availabilityArgs, { ...args, appId: app.id }, 'invalid_request')),
+  }),
+  availabilityExplained: t.field({
+    type: AvailabilityExplanation,
+    description: `availability of this app with every rejected candidate and why, as the root availabilityExplained. ${limits} Scope: scheduling:read.`,
+    authScopes: (app) => ({ $all: { scope: 'scheduling:read', app: app.id } }),
+    extensions: { validationErrorType: 'invalid_request' },
+    args: appAvailabilityArgs,
+    resolve: (app, args, ctx) => availabilityExplained(ctx, parseInput(availabilityArgs, { ...args, appId: app.id }, 'invalid_request')),
+  }),
+}));

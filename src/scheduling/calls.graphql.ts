@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { detailsUnder } from '../errors/app-error.js';
 import { parseInput } from '../errors/zod-details.js';
+import { AppRef } from '../apps/graphql.js';
 import { builder } from '../graphql/builder.js';
 import { connectionOf, pageComplexity } from '../graphql/connection.js';
+import { filterInput, listArgs } from '../graphql/list-filter.js';
 import { zodInputFields } from '../graphql/zod-input.js';
 import {
   cancelScheduledCall,
@@ -77,6 +79,13 @@ export const ScheduledCall = builder.objectRef<ScheduledCallRow>('ScheduledCall'
 
 const ScheduledCallConnection = connectionOf('ScheduledCall', ScheduledCall, 'A page of scheduled calls in (scheduledAt, id) order.');
 
+const ScheduledCallFilter = filterInput('ScheduledCallFilter', 'Which calls a list holds: every field given must match.', callListArgs, {
+  status: { description: 'Calls in this state.', type: ScheduledCallStatusEnum },
+  agentId: 'Calls assigned to this agent.',
+  fromUtc: 'Calls starting at or after this instant.',
+  toUtc: 'Calls starting before this instant.',
+});
+
 builder.queryField('scheduledCall', (t) =>
   t.field({
     type: ScheduledCall,
@@ -103,8 +112,25 @@ builder.queryField('scheduledCalls', (t) =>
       agentId: t.arg({ type: 'UUID', description: 'Calls assigned to this agent.' }),
       fromUtc: t.arg({ type: 'DateTime', description: 'Calls starting at or after this instant.' }),
       toUtc: t.arg({ type: 'DateTime', description: 'Calls starting before this instant.' }),
+      filter: t.arg({ type: ScheduledCallFilter, description: 'The filters as one input; not together with the separate filter arguments.' }),
     },
-    resolve: (_root, args, ctx) => listScheduledCalls(ctx, parseInput(callListArgs, args, 'invalid_request')),
+    resolve: (_root, args, ctx) => listScheduledCalls(ctx, listArgs(callListArgs, args, 'invalid_request')),
+  }),
+);
+
+builder.objectField(AppRef, 'scheduledCalls', (t) =>
+  t.field({
+    type: ScheduledCallConnection,
+    description: 'Calls of this app in (scheduledAt, id) order, earliest first. Scope: scheduling:read.',
+    authScopes: (app) => read(app.id),
+    extensions: invalidRequest,
+    complexity: pageComplexity,
+    args: {
+      first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).', validate: { schema: schedulingFields.first } }),
+      after: t.arg.string({ description: 'pageInfo.endCursor of the previous page.', validate: { schema: schedulingFields.after } }),
+      filter: t.arg({ type: ScheduledCallFilter, description: 'Which calls; default all.' }),
+    },
+    resolve: (app, args, ctx) => listScheduledCalls(ctx, listArgs(callListArgs, { ...args, appId: app.id }, 'invalid_request')),
   }),
 );
 

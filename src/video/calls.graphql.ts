@@ -1,6 +1,8 @@
 import { parseInput } from '../errors/zod-details.js';
+import { AppRef } from '../apps/graphql.js';
 import { builder } from '../graphql/builder.js';
 import { connectionOf, pageComplexity } from '../graphql/connection.js';
+import { filterInput, listArgs } from '../graphql/list-filter.js';
 import { zodInputFields } from '../graphql/zod-input.js';
 import { closedEnum } from '../graphql/enums.js';
 import { callStatuses, participantRoles, recordingStatuses } from './lifecycle.js';
@@ -73,6 +75,12 @@ export const VideoCall = builder.objectRef<VideoCallRow>('VideoCall').implement(
 
 const VideoCallConnection = connectionOf('VideoCall', VideoCall, 'A page of video calls, newest first (created_at desc, id desc).');
 
+const VideoCallFilter = filterInput('VideoCallFilter', 'Which video calls a list holds: every field given must match.', videoCallListArgs, {
+  status: { description: 'Calls in this state.', type: VideoCallStatusEnum },
+});
+
+const videoScope = (appId: string) => ({ $all: { scope: 'video:read' as const, app: appId } });
+
 builder.queryField('videoCall', (t) =>
   t.field({
     type: VideoCall,
@@ -98,15 +106,31 @@ builder.queryField('videoCalls', (t) =>
   t.field({
     type: VideoCallConnection,
     description: 'Video calls of an app, newest first, optionally of one status. Scope: video:read.',
-    authScopes: (_root, args) => ({ $all: { scope: 'video:read', app: args.appId } }),
+    authScopes: (_root, args) => videoScope(args.appId),
     complexity: pageComplexity,
     args: {
       appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
       first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).', validate: { schema: videoFields.first } }),
       after: t.arg.string({ description: 'pageInfo.endCursor of the previous page.', validate: { schema: videoFields.after } }),
       status: t.arg({ type: VideoCallStatusEnum, description: 'Calls in this state.' }),
+      filter: t.arg({ type: VideoCallFilter, description: 'The filters as one input; not together with the separate filter arguments.' }),
     },
-    resolve: (_root, args, ctx) => listVideoCalls(ctx, parseInput(videoCallListArgs, args)),
+    resolve: (_root, args, ctx) => listVideoCalls(ctx, listArgs(videoCallListArgs, args)),
+  }),
+);
+
+builder.objectField(AppRef, 'videoCalls', (t) =>
+  t.field({
+    type: VideoCallConnection,
+    description: 'Video calls of this app, newest first (created_at desc, id desc). Scope: video:read.',
+    authScopes: (app) => videoScope(app.id),
+    complexity: pageComplexity,
+    args: {
+      first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).', validate: { schema: videoFields.first } }),
+      after: t.arg.string({ description: 'pageInfo.endCursor of the previous page.', validate: { schema: videoFields.after } }),
+      filter: t.arg({ type: VideoCallFilter, description: 'Which calls; default all.' }),
+    },
+    resolve: (app, args, ctx) => listVideoCalls(ctx, listArgs(videoCallListArgs, { ...args, appId: app.id })),
   }),
 );
 

@@ -1,10 +1,13 @@
+import { AppRef } from '../apps/graphql.js';
 import { builder } from '../graphql/builder.js';
 import { connectionOf, pageComplexity } from '../graphql/connection.js';
+import { filterInput, listArgs } from '../graphql/list-filter.js';
 import { closedEnum } from '../graphql/enums.js';
 import { webhookEventTypes } from './outbox.js';
 import {
   createSubscription,
   deleteSubscription,
+  deliveryListArgs,
   deliveryStatuses,
   listDeliveries,
   listSubscriptions,
@@ -75,6 +78,11 @@ const CreatedWebhookSubscription = builder
 
 const WebhookDeliveryConnection = connectionOf('WebhookDelivery', WebhookDelivery, 'A page of deliveries, newest first.');
 
+const WebhookDeliveryFilter = filterInput('WebhookDeliveryFilter', 'Which deliveries a list holds: every field given must match.', deliveryListArgs, {
+  status: { description: `One of ${deliveryStatuses.join(', ')}.`, type: DeliveryStatusEnum },
+  subscriptionId: 'Only deliveries of this subscription.',
+});
+
 builder.queryField('webhookSubscriptions', (t) =>
   t.field({
     type: [WebhookSubscription],
@@ -97,10 +105,32 @@ builder.queryField('webhookDeliveries', (t) =>
       subscriptionId: t.arg({ type: 'UUID', description: 'Only deliveries of this subscription.' }),
       first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).' }),
       after: t.arg.string({ description: 'pageInfo.endCursor of the previous page.' }),
+      filter: t.arg({ type: WebhookDeliveryFilter, description: 'The filters as one input; not together with the separate filter arguments.' }),
     },
-    resolve: (_root, args, ctx) => listDeliveries(ctx.runtime.database.db, ctx.runtime.keys.cursorKeys, args),
+    resolve: (_root, args, ctx) => listDeliveries(ctx.runtime.database.db, ctx.runtime.keys.cursorKeys, listArgs(deliveryListArgs, args)),
   }),
 );
+
+builder.objectFields(AppRef, (t) => ({
+  webhookSubscriptions: t.field({
+    type: [WebhookSubscription],
+    description: 'The webhook subscriptions of this app (at most 50), oldest first. Scope: webhooks:write.',
+    authScopes: (app) => manage(app.id),
+    resolve: (app, _args, ctx) => listSubscriptions(ctx.runtime.database.db, app.id),
+  }),
+  webhookDeliveries: t.field({
+    type: WebhookDeliveryConnection,
+    description: 'Deliveries of this app, newest first (created_at desc, id desc). Scope: webhooks:write.',
+    authScopes: (app) => manage(app.id),
+    complexity: pageComplexity,
+    args: {
+      first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).' }),
+      after: t.arg.string({ description: 'pageInfo.endCursor of the previous page.' }),
+      filter: t.arg({ type: WebhookDeliveryFilter, description: 'Which deliveries; default all.' }),
+    },
+    resolve: (app, args, ctx) => listDeliveries(ctx.runtime.database.db, ctx.runtime.keys.cursorKeys, listArgs(deliveryListArgs, { ...args, appId: app.id })),
+  }),
+}));
 
 builder.mutationField('createWebhookSubscription', (t) =>
   t.field({
