@@ -2,7 +2,7 @@ import { parseInput } from '../errors/zod-details.js';
 import { builder } from '../graphql/builder.js';
 import { directions, messageFilters, messageListArgs, messageStatuses } from './filters.js';
 import { closedEnum } from '../graphql/enums.js';
-import { listMessages } from './messages.service.js';
+import { getMessage, listMessages } from './messages.service.js';
 import { connectionOf, pageComplexity } from '../graphql/connection.js';
 import { messages, type MessageRow } from './tables.js';
 import { asNode } from '../graphql/node.js';
@@ -62,6 +62,20 @@ builder.queryField('messages', (t) =>
       endDate: t.arg.string({ description: 'YYYY-MM-DD, UTC, inclusive.', validate: { schema: messageFilters.endDate } }),
     },
     resolve: (_root, args, ctx) => listMessages(ctx, parseInput(messageListArgs, args)),
+  }),
+);
+
+builder.queryField('message', (t) =>
+  t.field({
+    type: MessageRef,
+    description:
+      'One message with its delivery timestamps (sentAt, deliveredAt, readAt, failedAt: the current state; no history of updates is kept); not_found when the app has none with this id. Scope: messages:read.',
+    authScopes: (_root, args) => ({ $all: { scope: 'messages:read', app: args.appId } }),
+    args: {
+      appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
+      id: t.arg.string({ description: 'The message id (raw, as the list shows it: messageId).', required: true, validate: { schema: messageFilters.messageId } }),
+    },
+    resolve: (_root, args, ctx) => getMessage(ctx, args.appId, args.id),
   }),
 );
 

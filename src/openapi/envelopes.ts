@@ -39,6 +39,12 @@ function callRecord(call: JsonSchema, cancelled = false): JsonSchema {
 export const envelopes: Record<string, Envelope> = {
   'POST /oauth/revoke': { summary: 'Revoke an access token', status: 200, description: 'Revoked (also when the token was invalid or already revoked).', body: () => withMeta({ type: 'object', maxProperties: 0 }) },
   'GET /analytics/:appId/messages': { summary: 'List connector messages', status: 200, description: 'A page of messages.', body: page },
+  'GET /analytics/:appId/messages/:id': {
+    summary: 'Get a message',
+    status: 200,
+    description: 'The message as the list shows it, plus `delivered_at` and `read_at`, at `data.message`.',
+    body: (root) => withMeta(obj({ message: root })),
+  },
   'GET /analytics/:appId/campaigns': { summary: 'List campaigns', status: 200, description: 'A page of campaigns.', body: page },
   'POST /analytics/:appId/campaigns/search': { summary: 'Search campaigns', status: 200, description: 'A page of campaigns.', body: page },
   'GET /analytics/:appId/templates': { summary: 'List message templates', status: 200, description: 'A page of templates.', body: page },
