@@ -19,6 +19,8 @@ export const messageFilters = {
   search: sqlText(1, 200),
   startDate: isoDay,
   endDate: isoDay,
+  /** A message id as the import and inbound events bound it. */
+  messageId: sqlText(1, 200),
 };
 
 const optional = <S extends z.ZodType>(schema: S) => schema.nullish().transform((v) => v ?? undefined);

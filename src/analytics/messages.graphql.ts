@@ -3,7 +3,7 @@ import { builder } from '../graphql/builder.js';
 import { filterInput, listArgs } from '../graphql/list-filter.js';
 import { directions, messageFilters, messageListArgs, messageStatuses } from './filters.js';
 import { closedEnum } from '../graphql/enums.js';
-import { listMessages } from './messages.service.js';
+import { getMessage, listMessages } from './messages.service.js';
 import { connectionOf, pageComplexity } from '../graphql/connection.js';
 import { messages, type MessageRow } from './tables.js';
 import { asNode } from '../graphql/node.js';
@@ -93,6 +93,20 @@ builder.objectField(AppRef, 'messages', (t) =>
       filter: t.arg({ type: MessageFilter, description: 'Which messages; default all.' }),
     },
     resolve: (app, args, ctx) => listMessages(ctx, listArgs(messageListArgs, { ...args, appId: app.id })),
+  }),
+);
+
+builder.queryField('message', (t) =>
+  t.field({
+    type: MessageRef,
+    description:
+      'One message with its delivery timestamps (sentAt, deliveredAt, readAt, failedAt: the current state; no history of updates is kept); not_found when the app has none with this id. Scope: messages:read.',
+    authScopes: (_root, args) => ({ $all: { scope: 'messages:read', app: args.appId } }),
+    args: {
+      appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
+      id: t.arg.string({ description: 'The message id (raw, as the list shows it: messageId).', required: true, validate: { schema: messageFilters.messageId } }),
+    },
+    resolve: (_root, args, ctx) => getMessage(ctx, args.appId, args.id),
   }),
 );
 

@@ -1,4 +1,5 @@
-import { eq, gte, ilike, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, gte, ilike, lt, or, sql, type SQL } from 'drizzle-orm';
+import { notFound } from '../errors/app-error.js';
 import { keysetList, type Page } from '../db/keyset.js';
 import type { RequestContext } from '../runtime.js';
 import { containsPattern, dayRange } from '../validation/list-input.js';
@@ -59,4 +60,15 @@ export async function listMessages(ctx: RequestContext, args: MessageListArgs): 
     to: to?.toISOString(),
   };
   return list.preparedPage(ctx.runtime.database.analyticsDb, ctx.runtime.keys.cursorKeys, args, values, OPTIONAL, filters);
+}
+
+/** One message of the app; not_found when the app has none with this id. */
+export async function getMessage(ctx: RequestContext, appId: string, messageId: string): Promise<MessageRow> {
+  const [row] = await ctx.runtime.database.analyticsDb
+    .select()
+    .from(messages)
+    .where(and(eq(messages.appId, appId), eq(messages.id, messageId)))
+    .limit(1);
+  if (!row) throw notFound('Message');
+  return row;
 }

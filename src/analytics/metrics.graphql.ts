@@ -37,20 +37,21 @@ builder.queryFields((t) => ({
   dailyMetrics: t.field({
     type: [DailyMetricRef],
     description:
-      'Outbound funnel per calendar day in `timezone` over [startDate, endDate) (default the last 30 days; a startDate alone runs until now), every day present. Scope: analytics:read.',
+      'Outbound funnel per calendar day in `timezone` over [startDate, endDate) (default the last 30 days; a startDate alone runs until now), every day present. endDate must be after startDate and the range at most 400 days. Scope: analytics:read.',
     authScopes: (_root, args) => analyticsScope(args.appId),
     complexity: { field: 5, multiplier: 1 },
     args: {
       appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
       startDate: t.arg({ description: 'Range start, ISO 8601 (inclusive).', type: 'DateTime' }),
       endDate: t.arg({ description: 'Range end, ISO 8601 (exclusive).', type: 'DateTime' }),
-      timezone: t.arg.string({ description: 'IANA time zone, default UTC.', validate: { schema: z.string().min(1).max(64) } }),
+      timezone: t.arg.string({ description: 'IANA time zone name (e.g. Europe/Lisbon), default UTC.', validate: { schema: z.string().min(1).max(64) } }),
     },
     resolve: (_root, args, ctx) => dailyMetrics(ctx, args),
   }),
   summaryMetrics: t.field({
     type: SummaryMetricsRef,
-    description: 'Outbound funnel over [startDate, endDate) (default the last 30 days; a startDate alone runs until now) with distinct contacts. Scope: analytics:read.',
+    description:
+      'Outbound funnel over [startDate, endDate) (default the last 30 days; a startDate alone runs until now) with distinct contacts. endDate must be after startDate and the range at most 400 days. Scope: analytics:read.',
     authScopes: (_root, args) => analyticsScope(args.appId),
     args: { appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }), startDate: t.arg({ description: 'Range start, ISO 8601 (inclusive).', type: 'DateTime' }), endDate: t.arg({ description: 'Range end, ISO 8601 (exclusive).', type: 'DateTime' }) },
     resolve: (_root, args, ctx) => summaryMetrics(ctx, args),

@@ -35,6 +35,15 @@ export const analyticsRoutes: RestRoute[] = [
     }`,
     respond: (data) => listEnvelope(data.messages),
   }),
+  defineRoute<{ message: unknown }>({
+    method: 'GET',
+    path: '/analytics/:appId/messages/:id',
+    // The list item's fields plus the delivery timestamps the list leaves out.
+    document: `query RestMessage($appId: UUID!, $id: String!) {
+      message(appId: $appId, id: $id) { ${messageListFields} delivered_at: deliveredAt read_at: readAt }
+    }`,
+    respond: (data) => ({ body: withMeta({ message: data.message }) }),
+  }),
 ];
 
 const campaignListFields = 'id: campaignId name status total_contacts: totalContacts sent_count: sentCount created_at: createdAt';

@@ -17,10 +17,13 @@ import { CLIENT_ID_MAX_LENGTH, CLIENT_SECRET_MAX_LENGTH } from '../auth/secrets.
 import { requiredScope } from '../graphql/field-scope.js';
 import { detailCodes, errorStatus, type ErrorType } from '../errors/app-error.js';
 import { prepareRoute, type RestRoute } from '../rest/adapter.js';
+import { instantJsonSchema } from '../time/instant-input.js';
 import { createCallInput, updateCallInput } from '../scheduling/fields.js';
 import { flowMessageSchema, productListMessageSchema, templateMessageSchema } from '../sends/payloads.js';
 import { envelopes } from './envelopes.js';
 import { addStandardOAuth, STANDARD_TOKEN_URL } from './oauth.js';
+import { checkRefinements } from './refinements.js';
+import { webhookSchemas, webhooksSection } from './webhooks.js';
 import { inputTypeSchema, nonNull, selectionSchema, type JsonSchema } from './graphql-schema.js';
 
 // OpenAPI 3.1 for the REST layer, generated from the same route definitions the server mounts
@@ -49,7 +52,7 @@ export function zodJsonSchema(schema: z.ZodType): JsonSchema {
     target: 'draft-2020-12',
     override: (ctx) => {
       const def = (ctx.zodSchema as unknown as { _zod: { def: { type: string } } })._zod.def;
-      if (def.type === 'date') Object.assign(ctx.jsonSchema, { type: 'string', format: 'date-time' });
+      if (def.type === 'date') Object.assign(ctx.jsonSchema, instantJsonSchema);
     },
   }) as JsonSchema;
   delete json.$schema;
@@ -255,8 +258,13 @@ function routeOperation(schema: GraphQLSchema, route: RestRoute, host: 'main' | 
     const rest = [...variables.values()].filter((v) => !used.has(v.name));
     requestBody = {
       type: 'object',
-      properties: Object.fromEntries(rest.map((v) => [v.name, v.schema])),
+      properties: {
+        ...Object.fromEntries(rest.map((v) => [v.name, v.schema])),
+        ...Object.fromEntries((route.ignoredBodyKeys ?? []).map((key) => [key, { description: 'Accepted and ignored.' }])),
+      },
       ...(rest.some((v) => v.required) ? { required: rest.filter((v) => v.required).map((v) => v.name) } : {}),
+      // The adapter refuses any other key (`unrecognized`).
+      additionalProperties: false,
     };
     bodyRequired = rest.some((v) => v.required);
     // The adapter reads the same names from the query string (DELETE's `reason`: a DELETE may carry no body).
@@ -423,6 +431,7 @@ function components(): Record<string, unknown> {
         },
         required: ['ok', 'error'],
       },
+      ...webhookSchemas,
     },
   };
 }
@@ -443,6 +452,7 @@ const scopeDescriptions: Record<Scope, string> = {
 /** The whole document; every route of both listeners appears exactly once. */
 export function buildOpenApiDocument(options: OpenApiOptions): Record<string, unknown> {
   const { schema } = options;
+  checkRefinements(schema);
   const paths: Record<string, Record<string, unknown>> = {};
   const usedIds = new Set<string>();
   const add = (path: string, method: string, operation: Operation, pathItemExtras: Record<string, unknown> = {}) => {
@@ -478,9 +488,11 @@ export function buildOpenApiDocument(options: OpenApiOptions): Record<string, un
       { name: 'video', description: 'Scheduling: availability and scheduled calls' },
       { name: 'messaging', description: 'Sends and inbound events' },
       { name: 'video host', description: 'The video call lookup host' },
+      { name: 'webhooks', description: 'Events the service POSTs to subscribed endpoints (Standard Webhooks signatures)' },
     ],
     security: [{ bearerAuth: [] }],
     paths,
+    webhooks: webhooksSection(),
     components: components(),
   };
 }

@@ -27,10 +27,10 @@ const withMeta = (data: JsonSchema) => obj({ data, meta });
 /** A cursor page: `data` array, `meta`, `pagination`. */
 const page = (root: JsonSchema) => obj({ data: { type: 'array', items: items(prop(root, 'nodes')) }, meta, pagination });
 
-/** A scheduled call: cancelled_at and cancellation_reason appear only after cancellation. */
-function callRecord(call: JsonSchema): JsonSchema {
+/** A scheduled call: cancelled_at and cancellation_reason appear only after cancellation (always on a cancel's answer). */
+function callRecord(call: JsonSchema, cancelled = false): JsonSchema {
   const properties = { ...(call.properties as Record<string, JsonSchema>) };
-  const required = Object.keys(properties).filter((k) => k !== 'cancelled_at' && k !== 'cancellation_reason' && k !== 'events');
+  const required = Object.keys(properties).filter((k) => cancelled || (k !== 'cancelled_at' && k !== 'cancellation_reason' && k !== 'events'));
   delete properties.events;
   for (const key of ['cancelled_at', 'cancellation_reason']) if (properties[key]) properties[key] = nonNull(properties[key]);
   return { ...call, properties, required };
@@ -39,6 +39,12 @@ function callRecord(call: JsonSchema): JsonSchema {
 export const envelopes: Record<string, Envelope> = {
   'POST /oauth/revoke': { summary: 'Revoke an access token', status: 200, description: 'Revoked (also when the token was invalid or already revoked).', body: () => withMeta({ type: 'object', maxProperties: 0 }) },
   'GET /analytics/:appId/messages': { summary: 'List connector messages', status: 200, description: 'A page of messages.', body: page },
+  'GET /analytics/:appId/messages/:id': {
+    summary: 'Get a message',
+    status: 200,
+    description: 'The message as the list shows it, plus `delivered_at` and `read_at`, at `data.message`.',
+    body: (root) => withMeta(obj({ message: root })),
+  },
   'GET /analytics/:appId/campaigns': { summary: 'List campaigns', status: 200, description: 'A page of campaigns.', body: page },
   'POST /analytics/:appId/campaigns/search': { summary: 'Search campaigns', status: 200, description: 'A page of campaigns.', body: page },
   'GET /analytics/:appId/templates': { summary: 'List message templates', status: 200, description: 'A page of templates.', body: page },
@@ -60,7 +66,12 @@ export const envelopes: Record<string, Envelope> = {
     body: (root) => obj({ data: obj({ call: callRecord(root), events: prop(root, 'events') }) }),
   },
   'PATCH /video/:appId/scheduled-calls/:id': { summary: 'Update a scheduled call', status: 200, description: 'The updated call (only `data`).', body: (root) => obj({ data: obj({ call: root }) }) },
-  'DELETE /video/:appId/scheduled-calls/:id': { summary: 'Cancel a scheduled call', status: 200, description: 'The cancelled call (only `data`).', body: (root) => obj({ data: obj({ call: root }) }) },
+  'DELETE /video/:appId/scheduled-calls/:id': {
+    summary: 'Cancel a scheduled call',
+    status: 200,
+    description: 'The cancelled call (only `data`).',
+    body: (root) => obj({ data: obj({ call: callRecord(root, true) }) }),
+  },
   'POST /video/:appId/scheduled-calls': { summary: 'Book a scheduled call', status: 201, description: 'The created call (only `data`).', body: (root) => obj({ data: obj({ call: callRecord(root) }) }) },
   'GET /video/:appId/scheduled-calls': {
     summary: 'List scheduled calls',

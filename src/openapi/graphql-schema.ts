@@ -14,6 +14,8 @@ import {
   type GraphQLObjectType,
   type GraphQLInterfaceType,
 } from 'graphql';
+import { instantJsonSchema } from '../time/instant-input.js';
+import { refinementOf } from './refinements.js';
 
 /** A JSON Schema 2020-12 object (OpenAPI 3.1 schemas are JSON Schema). */
 export type JsonSchema = Record<string, unknown>;
@@ -44,7 +46,10 @@ function scalarSchema(name: string): JsonSchema {
 /** `null` added to a schema's allowed values (JSON Schema 2020-12 style). */
 export function nullable(schema: JsonSchema): JsonSchema {
   if (Object.keys(schema).length === 0) return schema;
-  if (typeof schema.type === 'string' && !('anyOf' in schema) && !('$ref' in schema)) return { ...schema, type: [schema.type, 'null'] };
+  if (typeof schema.type === 'string' && !('anyOf' in schema) && !('$ref' in schema)) {
+    // An enum lists null too, else the enum alone would still refuse it.
+    return { ...schema, type: [schema.type, 'null'], ...(Array.isArray(schema.enum) ? { enum: [...(schema.enum as unknown[]), null] } : {}) };
+  }
   return { anyOf: [schema, { type: 'null' }] };
 }
 
@@ -52,7 +57,8 @@ export function nullable(schema: JsonSchema): JsonSchema {
 export function inputTypeSchema(type: GraphQLInputType): JsonSchema {
   if (isNonNullType(type)) return inputTypeSchema(type.ofType);
   if (isListType(type)) return { type: 'array', items: inputTypeSchema(type.ofType) };
-  if (isScalarType(type)) return scalarSchema(type.name);
+  // An input instant is also bounded to the years the service accepts.
+  if (isScalarType(type)) return type.name === 'DateTime' ? { ...instantJsonSchema } : scalarSchema(type.name);
   if (isEnumType(type)) return { type: 'string', enum: type.getValues().map((v) => v.name) };
   if (isInputObjectType(type)) {
     const fields = Object.values(type.getFields());
@@ -71,13 +77,23 @@ const withDescription = (schema: JsonSchema, description: string | null | undefi
  * The JSON a selection set produces: one property per selected field under its response key
  * (the alias, so the REST API's snake_case names), typed and nullable as the schema says.
  */
-export function selectionSchema(schema: GraphQLSchema, type: GraphQLOutputType, selectionSet: SelectionSetNode | undefined): JsonSchema {
-  if (isNonNullType(type)) return selectionSchema(schema, type.ofType, selectionSet);
-  const wrap = (s: JsonSchema) => nullable(s);
-  if (isListType(type)) return wrap({ type: 'array', items: selectionSchema(schema, type.ofType, selectionSet) });
-  const named = getNamedType(type);
-  if (isScalarType(named)) return wrap(scalarSchema(named.name));
-  if (isEnumType(named)) return wrap({ type: 'string', enum: named.getValues().map((v) => v.name) });
+export function selectionSchema(
+  schema: GraphQLSchema,
+  type: GraphQLOutputType,
+  selectionSet: SelectionSetNode | undefined,
+  /** Merged into the leaf's (scalar or enum) schema, under its nullability. */
+  refinement?: JsonSchema,
+): JsonSchema {
+  // Only a type without `!` can answer null: a non-null field that fails nulls its parent
+  // instead (GraphQL's null propagation), so its own value is never null in a response.
+  const required = isNonNullType(type);
+  const inner = isNonNullType(type) ? type.ofType : type;
+  const wrap = (s: JsonSchema) => (required ? s : nullable(s));
+  if (isListType(inner)) return wrap({ type: 'array', items: selectionSchema(schema, inner.ofType, selectionSet, refinement) });
+  const named = getNamedType(inner);
+  if (isScalarType(named)) return wrap({ ...scalarSchema(named.name), ...refinement });
+  // The enum's values as the response spells them: a GraphQL enum serializes to its name.
+  if (isEnumType(named)) return wrap({ type: 'string', enum: named.getValues().map((v) => v.name), ...refinement });
   if (!selectionSet) throw new Error(`OpenAPI: ${named.name} selected without fields`);
   if (isAbstractType(named)) throw new Error(`OpenAPI: abstract type ${named.name} in a REST document`);
   return wrap(objectSchema(schema, named as GraphQLObjectType | GraphQLInterfaceType, selectionSet));
@@ -91,7 +107,7 @@ function objectSchema(schema: GraphQLSchema, type: GraphQLObjectType | GraphQLIn
     const field = fields[selection.name.value];
     if (!field) throw new Error(`OpenAPI: ${type.name}.${selection.name.value} does not exist`);
     const key = selection.alias?.value ?? selection.name.value;
-    properties[key] = withDescription(selectionSchema(schema, field.type, selection.selectionSet), field.description);
+    properties[key] = withDescription(selectionSchema(schema, field.type, selection.selectionSet, refinementOf(type.name, field.name)), field.description);
   }
   return { type: 'object', properties, required: Object.keys(properties) };
 }

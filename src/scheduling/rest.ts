@@ -13,9 +13,12 @@ const eventFields = 'id: eventId event_type: eventType actor_type: actorType act
 
 type CallRecord = Record<string, unknown> & { cancelled_at: string | null; cancellation_reason: string | null };
 
-/** cancelled_at and cancellation_reason are part of the record only once the call is cancelled. */
+/**
+ * cancelled_at and cancellation_reason are part of the record only once the call is cancelled;
+ * then the reason is a string, empty when none was given (an imported call may store none).
+ */
 function toCallBody(call: CallRecord): Record<string, unknown> {
-  if (call.cancelled_at !== null) return call;
+  if (call.cancelled_at !== null) return { ...call, cancellation_reason: call.cancellation_reason ?? '' };
   const { cancelled_at: _at, cancellation_reason: _reason, ...rest } = call;
   return rest;
 }
@@ -56,7 +59,7 @@ export const schedulingRoutes: RestRoute[] = [
     }`,
     respond: (data) => ({ body: { data: { call: data.updateScheduledCall } } }),
   }),
-  defineRoute<{ cancelScheduledCall: unknown }>({
+  defineRoute<{ cancelScheduledCall: CallRecord }>({
     method: 'DELETE',
     path: '/video/:appId/scheduled-calls/:id',
     // The reason comes in the body as `reason`, or as query parameter `reason`: some clients and
@@ -68,7 +71,7 @@ export const schedulingRoutes: RestRoute[] = [
         id: callId status cancelled_at: cancelledAt cancellation_reason: cancellationReason
       }
     }`,
-    respond: (data) => ({ body: { data: { call: data.cancelScheduledCall } } }),
+    respond: (data) => ({ body: { data: { call: toCallBody(data.cancelScheduledCall) } } }),
   }),
   defineRoute<{ createScheduledCall: CallRecord }>({
     method: 'POST',

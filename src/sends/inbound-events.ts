@@ -46,7 +46,9 @@ export const statusUpdateEvent = z
     if (event.error && event.status !== 'failed') {
       ctx.addIssue({ code: 'custom', path: ['error'], message: 'only a failed status carries an error', params: { code: 'unrecognized' } });
     }
-  });
+  })
+  // The same rule, as the OpenAPI document states it.
+  .meta({ if: { properties: { status: { not: { const: 'failed' } } } }, then: { not: { required: ['error'] } } });
 
 export const inboundEventSchema = z.discriminatedUnion('type', [inboundMessageEvent, statusUpdateEvent]);
 

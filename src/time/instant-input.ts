@@ -86,12 +86,21 @@ function zodSchema<T>(parse: (value: string) => Parsed<T>, messages: Record<Inpu
   });
 }
 
+/**
+ * What JSON Schema can say of an accepted instant or day: RFC 3339 (`format`), and a year within
+ * INPUT_YEARS (`pattern`). The OpenAPI document states inputs with these; the parser accepts a
+ * little more (no seconds, a ±hhmm offset), never less.
+ */
+const YEARS_PATTERN = '(?:19\\d\\d|[2-8]\\d{3}|9[0-8]\\d\\d|99[0-8]\\d|999[0-8])';
+export const instantJsonSchema = { type: 'string', format: 'date-time', pattern: `^${YEARS_PATTERN}-` } as const;
+export const dayJsonSchema = { type: 'string', format: 'date', pattern: `^${YEARS_PATTERN}-\\d{2}-\\d{2}$` } as const;
+
 /** Instants inside JSON records (NDJSON imports, inbound events); GraphQL's DateTime scalar applies the same parseInstant. */
 export const instantString = zodSchema(parseInstant, {
   format: 'must be an ISO 8601 timestamp with a zone, e.g. 2026-03-08T14:00:00Z',
   calendar: 'must be a real calendar date and time',
   range: RANGE_MESSAGE,
-});
+}).meta({ ...instantJsonSchema });
 
 /** YYYY-MM-DD, a real calendar day within INPUT_YEARS (analytics day filters). */
 const dayFormat = 'must be a date YYYY-MM-DD';
@@ -100,4 +109,4 @@ export const dayString = zodSchema(
   { format: dayFormat, calendar: 'must be a real calendar day', range: RANGE_MESSAGE },
   // The pattern first: it is what OpenAPI shows of the parameter.
   z.string().regex(ISO_DAY, { message: dayFormat }),
-);
+).meta({ ...dayJsonSchema });

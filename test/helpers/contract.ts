@@ -83,3 +83,30 @@ export function checkContract(url: string, method: string, status: number, body:
     throw new Error(`OpenAPI contract: ${where} ${status} body does not match the document:\n  ${errors.join('\n  ')}\nbody: ${JSON.stringify(body)?.slice(0, 600)}`);
   }
 }
+
+/**
+ * Throws when a webhook the service sent is off the document's `webhooks` section: its body
+ * against its event type's payload schema, and the Standard Webhooks headers present and shaped.
+ */
+export function checkWebhookContract(headers: Record<string, string | string[] | undefined>, body: string): void {
+  const { doc, ajv, validators } = load();
+  const payload = JSON.parse(body) as { type?: string };
+  const webhooks = (doc as unknown as { webhooks: Record<string, { post: { parameters: { name: string; schema: object }[] } }> }).webhooks;
+  const type = String(payload.type);
+  const operation = webhooks[type]?.post;
+  if (!operation) throw new Error(`OpenAPI contract: webhook type ${type} is not in the webhooks section`);
+  for (const parameter of operation.parameters) {
+    const value = headers[parameter.name];
+    if (typeof value !== 'string' || !ajv.validate(parameter.schema, value)) throw new Error(`OpenAPI contract: webhook ${type} header ${parameter.name} is ${JSON.stringify(value)}`);
+  }
+  const key = `webhook ${type}`;
+  let validate = validators.get(key);
+  if (!validate) {
+    validate = ajv.compile({ $ref: `openapi#/${pointer('webhooks', type, 'post', 'requestBody', 'content', 'application/json', 'schema')}` });
+    validators.set(key, validate);
+  }
+  if (!validate(payload)) {
+    const errors = (validate.errors ?? []).slice(0, 8).map((e) => `${e.instancePath || '(root)'} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`);
+    throw new Error(`OpenAPI contract: webhook ${type} body does not match the document:\n  ${errors.join('\n  ')}\nbody: ${body.slice(0, 600)}`);
+  }
+}

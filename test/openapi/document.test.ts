@@ -69,6 +69,7 @@ describe('GET /api/v1/openapi.json', () => {
       'POST /oauth/token',
       'POST /oauth/revoke',
       'GET /analytics/{appId}/messages',
+      'GET /analytics/{appId}/messages/{id}',
       'GET /analytics/{appId}/campaigns',
       'POST /analytics/{appId}/campaigns/search',
       'GET /analytics/{appId}/templates',
@@ -96,6 +97,7 @@ describe('GET /api/v1/openapi.json', () => {
     const scopeOf = (path: string, method: string) => doc.paths[path]![method]['x-required-scope'];
     expect(scopeOf('/oauth/revoke', 'post')).toBe('oauth:revoke');
     expect(scopeOf('/analytics/{appId}/messages', 'get')).toBe('messages:read');
+    expect(scopeOf('/analytics/{appId}/messages/{id}', 'get')).toBe('messages:read');
     expect(scopeOf('/analytics/{appId}/campaigns/search', 'post')).toBe('campaigns:read');
     expect(scopeOf('/analytics/{appId}/templates', 'get')).toBe('analytics:read');
     expect(scopeOf('/analytics/{appId}/metrics/daily', 'get')).toBe('analytics:read');
@@ -157,8 +159,72 @@ describe('the contract helper', () => {
     expect(() => checkContract(url, 'GET', 200, { data: ['a'], meta: { timestamp: new Date().toISOString() } })).not.toThrow();
     expect(() => checkContract(url, 'GET', 200, { data: [1] })).toThrow(/does not match/);
     expect(() => checkContract(url, 'GET', 418, {})).toThrow(/does not list/);
+    // Strict enough to catch a null where the service never answers one, and a value off an enum.
+    const messages = 'http://127.0.0.1:1/api/v1/analytics/00000000-0000-4000-8000-000000000000/messages';
+    const item = {
+      id: 'm1', source: 's', destination: 'd', provider_from: '1', provider_to: '2', channel: 'whatsapp', direction: 'inbound',
+      message_type: 'text', user_phone: '4477', conversation_key: 'c', provider_message_id: 'p', status: 'sent',
+      sent_at: null, failed_at: null, error_message: null, created_at: new Date().toISOString(),
+    };
+    const page = (data: unknown) => ({ data: [data], meta: { timestamp: new Date().toISOString() }, pagination: { limit: 1, hasMore: false, nextCursor: null } });
+    expect(() => checkContract(messages, 'GET', 200, page(item))).not.toThrow();
+    expect(() => checkContract(messages, 'GET', 200, page({ ...item, id: null }))).toThrow(/does not match/);
+    expect(() => checkContract(messages, 'GET', 200, page({ ...item, status: 'SENT' }))).toThrow(/does not match/);
+    expect(() => checkContract(messages, 'GET', 200, page({ ...item, direction: null }))).toThrow(/does not match/);
     // Not a documented operation: not checked.
     expect(() => checkContract('http://127.0.0.1:1/healthz', 'GET', 200, {})).not.toThrow();
+  });
+});
+
+describe('the document is precise', () => {
+  it('answers null only where the schema can: every nullable response field is one the GraphQL type leaves nullable', async () => {
+    const doc = (await request(`${server.url}/api/v1/openapi.json`)).body as Doc;
+    const nullable: string[] = [];
+    const walk = (schema: any, at: string) => {
+      if (!schema || typeof schema !== 'object') return;
+      const types = Array.isArray(schema.type) ? schema.type : [];
+      if (types.includes('null') || (schema.anyOf ?? []).some((s: any) => s.type === 'null')) nullable.push(at);
+      for (const [key, value] of Object.entries(schema.properties ?? {})) walk(value, `${at}.${key}`);
+      if (schema.items) walk(schema.items, `${at}[]`);
+      for (const branch of [...(schema.allOf ?? []), ...(schema.anyOf ?? []), ...(schema.oneOf ?? [])]) walk(branch, at);
+    };
+    const list = doc.paths['/analytics/{appId}/messages']!.get.responses['200'].content['application/json'].schema;
+    walk(list, '');
+    expect(nullable.sort()).toEqual(['.data[].error_message', '.data[].failed_at', '.data[].sent_at']);
+    const tags = doc.paths['/analytics/{appId}/tags']!.get.responses['200'].content['application/json'].schema;
+    expect(tags.properties.data).toEqual({ type: 'array', items: { type: 'string' } });
+    const call = doc.paths['/video/{appId}/scheduled-calls/{id}']!.get.responses['200'].content['application/json'].schema.properties.data.properties.call;
+    expect(call.properties.status.enum.sort()).toEqual(['cancelled', 'completed', 'no_show', 'scheduled']);
+    expect(call.properties.id).toMatchObject({ type: 'string', format: 'uuid' });
+  });
+
+  it('states request rules: unknown keys refused, day and instant formats with the year range, metadata object or string', async () => {
+    const doc = (await request(`${server.url}/api/v1/openapi.json`)).body as any;
+    const bodyOf = (path: string, method: string) => doc.paths[path][method].requestBody.content['application/json'].schema;
+    expect(bodyOf('/oauth/revoke', 'post')).toMatchObject({ additionalProperties: false, required: ['token'] });
+    expect(bodyOf('/video/{appId}/scheduled-calls/{id}', 'delete').additionalProperties).toBe(false);
+    const day = doc.paths['/analytics/{appId}/messages'].get.parameters.find((p: any) => p.name === 'startDate').schema;
+    expect(day.format).toBe('date');
+    expect(new RegExp(day.pattern).test('2026-03-08')).toBe(true);
+    expect(new RegExp(day.pattern).test('9999-01-01')).toBe(false);
+    expect(new RegExp(day.pattern).test('1899-12-31')).toBe(false);
+    const metrics = doc.paths['/analytics/{appId}/metrics/daily'].get;
+    expect(metrics.parameters.find((p: any) => p.name === 'startDate').schema.format).toBe('date-time');
+    expect(metrics.description).toMatch(/400 days/);
+    const flow = bodyOf('/messaging/{appId}/messages', 'post').oneOf[0];
+    expect(flow.properties.metadata.type).toEqual(['object', 'string']);
+    expect(flow.properties.interactive.properties.body.properties.text['x-max-characters']).toBe(1024);
+    const inbound = bodyOf('/messaging/{appId}/inbound', 'post');
+    expect(inbound.oneOf[0].properties.timestamp).toMatchObject({ format: 'date-time' });
+  });
+
+  it('has a webhooks section: each event type the service sends, with the Standard Webhooks headers', async () => {
+    const doc = (await request(`${server.url}/api/v1/openapi.json`)).body as any;
+    const { webhookEventTypes } = await import('../../src/webhooks/outbox.js');
+    expect(Object.keys(doc.webhooks).sort()).toEqual([...webhookEventTypes].sort());
+    const cancelled = doc.webhooks['scheduled.cancelled'].post;
+    expect(cancelled.parameters.map((p: any) => p.name)).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
+    expect(cancelled.requestBody.content['application/json'].schema.properties.type.const).toBe('scheduled.cancelled');
   });
 });
 

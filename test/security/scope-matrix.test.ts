@@ -123,6 +123,7 @@ const v1 = (path: string) => (appId: string) => `${server.url}/api/v1${path.repl
 const restCases: Record<string, RestCase> = {
   'POST /oauth/revoke': { url: v1('/oauth/revoke'), init: () => ({ method: 'POST', json: { token: 'not-a-token-of-anyone' } }), expect: ok() },
   'GET /analytics/:appId/messages': { url: v1('/analytics/:appId/messages'), expect: ok() },
+  'GET /analytics/:appId/messages/:id': { url: (appId) => `${server.url}/api/v1/analytics/${appId}/messages/${f.sent}`, expect: ok() },
   'GET /analytics/:appId/campaigns': { url: v1('/analytics/:appId/campaigns'), expect: ok() },
   'POST /analytics/:appId/campaigns/search': { url: v1('/analytics/:appId/campaigns/search'), init: () => ({ method: 'POST', json: { limit: 5 } }), expect: ok() },
   'GET /analytics/:appId/templates': { url: v1('/analytics/:appId/templates'), expect: ok() },
@@ -198,6 +199,7 @@ describe('REST: the route table and the matrix name the same paths', () => {
 const documentedRestScopes: Record<string, Scope> = {
   'POST /oauth/revoke': 'oauth:revoke',
   'GET /analytics/:appId/messages': 'messages:read',
+  'GET /analytics/:appId/messages/:id': 'messages:read',
   'GET /analytics/:appId/campaigns': 'campaigns:read',
   'POST /analytics/:appId/campaigns/search': 'campaigns:read',
   'GET /analytics/:appId/templates': 'analytics:read',
@@ -285,6 +287,7 @@ const gqlCases: Record<string, GqlCase> = {
   'Query.campaignTags': { query: 'query($app: UUID!) { campaignTags(appId: $app) }', expect: ok() },
   'Query.campaigns': { query: 'query($app: UUID!) { campaigns(appId: $app) { limit } }', expect: ok() },
   'Query.dailyMetrics': { query: 'query($app: UUID!) { dailyMetrics(appId: $app) { date } }', expect: ok() },
+  'Query.message': { query: 'query($app: UUID!, $id: String!) { message(appId: $app, id: $id) { messageId } }', variables: () => ({ id: f.sent }), expect: ok() },
   'Query.messages': { query: 'query($app: UUID!) { messages(appId: $app) { limit } }', expect: ok() },
   'Query.scheduledCall': { query: 'query($app: UUID!, $id: UUID!) { scheduledCall(appId: $app, id: $id) { id: callId } }', variables: () => ({ id: f.call }), expect: ok() },
   'Query.scheduledCalls': { query: 'query($app: UUID!) { scheduledCalls(appId: $app) { limit } }', expect: ok() },

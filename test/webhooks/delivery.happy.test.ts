@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { webhookDeliveries } from '../../src/webhooks/tables.js';
+import { checkWebhookContract } from '../helpers/contract.js';
 import { gql } from '../helpers/http.js';
 import type { TestServer } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
@@ -54,6 +55,7 @@ describe('scheduled.cancelled webhooks', () => {
     expect(messages[1]!.headers['content-type']).toBe('application/json');
     expect(messages[1]!.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/=]+$/);
     const payload = verifyAt(secret, messages[1]!, t1) as any;
+    for (const m of messages) checkWebhookContract(m.headers, m.body);
     expect(verifyAt(secret, messages[0]!, t0)).toEqual(payload);
     expect(payload).toEqual({
       type: 'scheduled.cancelled',

@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { scheduledCallReminders } from '../../src/scheduling/tables.js';
+import { checkWebhookContract } from '../helpers/contract.js';
 import type { TestServer } from '../helpers/server.js';
 import { futureDay } from '../scheduling/fixtures.js';
 import { booking, deliveriesOf, schedulingTenant, subscribe, verifyAt, webhookTestBed, type Receiver } from './fixtures.js';
@@ -48,6 +49,7 @@ describe('scheduled.reminder', () => {
       },
     });
     expect(message.data.call).not.toHaveProperty('cancelled_at');
+    checkWebhookContract(receiver.received[0]!.headers, receiver.received[0]!.body);
 
     await run(at(start, -HOUR)); // nothing new due
     expect(await reminderDeliveries(tenant.appId)).toHaveLength(1);

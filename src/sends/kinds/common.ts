@@ -31,10 +31,14 @@ export const nonEmpty = z.string().min(1, { message: 'must not be empty' });
 
 /** Text shown to a person: non-empty, at most `max` user-perceived characters. */
 export function text(max: number) {
-  return nonEmpty.refine((s) => !exceedsCharacterLimit(s, max), {
-    message: `must be at most ${max} characters`,
-    params: { code: 'too_long' },
-  });
+  return nonEmpty
+    .refine((s) => !exceedsCharacterLimit(s, max), {
+      message: `must be at most ${max} characters`,
+      params: { code: 'too_long' },
+    })
+    // JSON Schema's maxLength counts code points, which would refuse text the API accepts: the
+    // document states the limit as an extension, in the unit the API counts.
+    .meta({ description: `At most ${max} characters (grapheme clusters).`, 'x-max-characters': max });
 }
 
 const phoneNumber = z.string().regex(/^\+?\d{6,20}$/, { message: 'must be a phone number of 6 to 20 digits, optionally with a leading +' });
@@ -53,6 +57,7 @@ export const envelope = {
       message: 'must be an object or a string',
       params: { code: 'invalid_type' },
     })
+    .meta({ description: 'Free-form: an object or a string.', anyOf: [{ type: 'object' }, { type: 'string' }] })
     .optional(),
 };
 

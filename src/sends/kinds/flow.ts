@@ -44,7 +44,14 @@ export const flowParameters = z
     } else if (p.flow_action === 'data_exchange' && payload !== undefined) {
       ctx.addIssue(issue(['flow_action_payload'], 'must be omitted when flow_action is data_exchange', 'unrecognized'));
     }
-  }, whenObject);
+  }, whenObject)
+  // The same rules, as the OpenAPI document states them.
+  .meta({
+    oneOf: [{ required: ['flow_id'] }, { required: ['flow_name'] }],
+    if: { properties: { flow_action: { const: 'data_exchange' } }, required: ['flow_action'] },
+    then: { not: { required: ['flow_action_payload'] } },
+    else: { required: ['flow_action_payload'], properties: { flow_action_payload: { required: ['screen'] } } },
+  });
 
 export const flowAction = z.strictObject({
   name: z.literal('flow'),

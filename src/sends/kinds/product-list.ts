@@ -31,7 +31,14 @@ const productSections = z
       }
     },
     { when: (payload) => Array.isArray(payload.value) },
-  );
+  )
+  // Each section holds at least one item, so the total bounds the sections too; the total itself
+  // is no JSON Schema rule: an extension states it.
+  .meta({
+    maxItems: MAX_PRODUCT_ITEMS,
+    description: `At most ${MAX_PRODUCT_ITEMS} product items in total across sections.`,
+    'x-max-total-product-items': MAX_PRODUCT_ITEMS,
+  });
 
 export const productListAction = z.strictObject({
   catalog_id: nonEmpty,
