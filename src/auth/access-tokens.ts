@@ -1,7 +1,8 @@
 import DataLoader from 'dataloader';
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
-import { AppError } from '../errors/app-error.js';
+import { AppError, validationFailed, type ErrorDetail } from '../errors/app-error.js';
+import { UUID_PATTERN } from '../graphql/builder.js';
 import type { RequestContext, Runtime } from '../runtime.js';
 import { CLIENT_ID_MAX_LENGTH, CLIENT_SECRET_MAX_LENGTH, hashSecret, secretHashKey, verifySecret } from './secrets.js';
 import { oauthClientApps, oauthClients, revokedTokens } from './tables.js';
@@ -16,6 +17,10 @@ export interface ClientCredentials {
   viaBasic: boolean;
   /** Who is asking, for the failure budgets: the socket's peer (an IPv6 address by its /64). */
   sourceAddress: string;
+  /** RFC 6749 3.3: space-separated scopes, a subset of the client's; all of them when left out. */
+  scope?: string | undefined;
+  /** Space-separated app ids, a subset of the client's apps; all of them when left out. */
+  appIds?: string | undefined;
 }
 
 /** 429 for a request over a budget of failed token requests. */
@@ -28,13 +33,22 @@ function throwIfBlocked(retryAfter: number | undefined): void {
 
 const limits = { client_id: CLIENT_ID_MAX_LENGTH, client_secret: CLIENT_SECRET_MAX_LENGTH } as const;
 
-/** The client credentials grant (POST /oauth/token). */
-export async function issueToken(runtime: Runtime, input: ClientCredentials) {
-  if (input.grantType !== 'client_credentials') {
-    throw new AppError('unsupported_grant_type', 'grant_type must be client_credentials', {
-      details: [{ field: 'grant_type', code: input.grantType === undefined ? 'required' : 'invalid_value', message: 'must be client_credentials' }],
-    });
-  }
+/** Longest `scope` read: every scope there is, spelt out, fits several times over. */
+export const SCOPE_MAX_LENGTH = 1024;
+/** Most app ids one token request may name (a UUID and a space each). */
+export const APP_IDS_MAX = 100;
+/** RFC 6749 3.3 scope-token characters. */
+const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
+
+/** An authenticated client: what a token of it may carry at most. */
+export interface AuthenticatedClient {
+  clientId: string;
+  scopes: readonly string[];
+  apps: readonly string[];
+}
+
+/** 400 invalid_client for a credential left out or longer than any client's. */
+function credentialsPresent(input: Pick<ClientCredentials, 'clientId' | 'clientSecret'>): void {
   const missing = (['client_id', 'client_secret'] as const).filter((f) => !(f === 'client_id' ? input.clientId : input.clientSecret));
   if (missing.length > 0) {
     throw new AppError('invalid_client', `Missing ${missing.join(' and ')}`, {
@@ -50,6 +64,14 @@ export async function issueToken(runtime: Runtime, input: ClientCredentials) {
       details: tooLong.map((field) => ({ field, code: 'too_long' as const, message: `At most ${limits[field]} characters` })),
     });
   }
+}
+
+/**
+ * Client authentication (RFC 6749 2.3.1), shared by the token endpoints and the standard
+ * revocation endpoint: the same bounds, the same failure budgets, the same answers.
+ */
+export async function authenticateClient(runtime: Runtime, input: Omit<ClientCredentials, 'grantType'>): Promise<AuthenticatedClient> {
+  credentialsPresent(input);
   const clientId = input.clientId!;
   const { db } = runtime.database;
   const key = await secretHashKey(db);
@@ -78,8 +100,69 @@ export async function issueToken(runtime: Runtime, input: ClientCredentials) {
       .set({ secretHash: hashSecret(input.clientSecret!, key) })
       .where(and(eq(oauthClients.id, clientId), eq(oauthClients.secretHash, client.secretHash)));
   }
-  const signed = await signAccessToken(runtime.keys, runtime.tokens, { clientId, scopes: client.scopes, apps: client.apps }, runtime.clock.now());
-  return { access_token: signed.token, token_type: 'Bearer' as const, expires_in: signed.expiresIn };
+  return { clientId, scopes: client.scopes, apps: client.apps };
+}
+
+/** `scope` and `app_id` split into their items; only their form is checked here (no client yet). */
+function requestedNarrowing(input: ClientCredentials): { scopes?: string[]; apps?: string[] } {
+  const details: ErrorDetail[] = [];
+  const split = (value: string | undefined) => (value === undefined ? undefined : value.split(' ').filter((s) => s !== ''));
+  let scopes: string[] | undefined;
+  let apps: string[] | undefined;
+  if (input.scope !== undefined) {
+    if (input.scope.length > SCOPE_MAX_LENGTH) details.push({ field: 'scope', code: 'too_long', message: `At most ${SCOPE_MAX_LENGTH} characters` });
+    else if (!(scopes = split(input.scope))!.every((s) => SCOPE_TOKEN.test(s))) {
+      details.push({ field: 'scope', code: 'invalid_format', message: 'Space-separated scope names' });
+    }
+  }
+  if (input.appIds !== undefined) {
+    if (input.appIds.length > APP_IDS_MAX * 40) details.push({ field: 'app_id', code: 'too_long', message: `At most ${APP_IDS_MAX} app ids` });
+    else if ((apps = split(input.appIds))!.length > APP_IDS_MAX) details.push({ field: 'app_id', code: 'too_big', message: `At most ${APP_IDS_MAX} app ids` });
+    else if (!apps!.every((a) => UUID_PATTERN.test(a))) details.push({ field: 'app_id', code: 'invalid_format', message: 'Space-separated app ids (UUIDs)' });
+  }
+  if (details.length > 0) throw validationFailed(details, 'invalid_request');
+  return { scopes: scopes?.length ? scopes : undefined, apps: apps?.length ? apps.map((a) => a.toLowerCase()) : undefined };
+}
+
+/**
+ * The token's reach: the requested subset of the client's scopes and apps (RFC 6749 3.3), all of
+ * them when none is asked for. Asking for more than the client has is refused, never trimmed in
+ * silence: a caller would otherwise learn only from a 403 later that its token cannot do what it asked.
+ */
+function narrowed(client: AuthenticatedClient, requested: { scopes?: string[]; apps?: string[] }): { scopes: string[]; apps: string[] } {
+  const details: ErrorDetail[] = [];
+  const lacking = requested.scopes?.filter((s) => !client.scopes.includes(s)) ?? [];
+  if (lacking.length > 0) {
+    details.push({ field: 'scope', code: 'invalid_value', message: `Not granted to this client: ${[...new Set(lacking)].slice(0, 10).join(' ')}` });
+  }
+  const foreign = requested.apps?.filter((a) => !client.apps.includes(a)) ?? [];
+  if (foreign.length > 0) details.push({ field: 'app_id', code: 'invalid_value', message: 'Not an app of this client' });
+  if (details.length > 0) throw validationFailed(details, 'invalid_request');
+  return {
+    // In the client's own order, each once.
+    scopes: requested.scopes ? client.scopes.filter((s) => requested.scopes!.includes(s)) : [...client.scopes],
+    apps: requested.apps ? client.apps.filter((a) => requested.apps!.includes(a)) : [...client.apps],
+  };
+}
+
+/**
+ * The client credentials grant, behind both token endpoints (/api/v1/oauth/token in the service's
+ * envelope, /oauth/token as RFC 6749 answers it). A `scope` or `app_id` error is `invalid_request`
+ * with the field in its details.
+ */
+export async function issueToken(runtime: Runtime, input: ClientCredentials) {
+  if (input.grantType !== 'client_credentials') {
+    throw new AppError('unsupported_grant_type', 'grant_type must be client_credentials', {
+      details: [{ field: 'grant_type', code: input.grantType === undefined ? 'required' : 'invalid_value', message: 'must be client_credentials' }],
+    });
+  }
+  // The form of every field is checked before any lookup, the credentials' first.
+  credentialsPresent(input);
+  const requested = requestedNarrowing(input);
+  const client = await authenticateClient(runtime, input);
+  const reach = narrowed(client, requested);
+  const signed = await signAccessToken(runtime.keys, runtime.tokens, { clientId: client.clientId, ...reach }, runtime.clock.now());
+  return { access_token: signed.token, token_type: 'Bearer' as const, expires_in: signed.expiresIn, scope: reach.scopes.join(' ') };
 }
 
 /** Node's whole request header limit (16 KiB): a longer token could never have been sent as a bearer. */
@@ -108,24 +191,29 @@ function clientWithApps(db: Db, clientId: string) {
  * client is left alone: a client can revoke only its own tokens.
  */
 export async function revokeToken(ctx: RequestContext, token: string): Promise<void> {
-  const caller = ctx.auth!;
+  await revokeTokenOf(ctx.runtime, ctx.auth!.clientId, token);
+}
+
+/** Revokes `token` if it is a live token of `clientId`; anything else is left alone, in silence. */
+export async function revokeTokenOf(runtime: Runtime, clientId: string, token: string): Promise<void> {
   // Surrounding white space (a token pasted from a file or a header) is not part of a JWT:
   // without the trim such a token was answered 200 and left valid.
   const trimmed = token.trim();
   // Longer than any header could carry: no usable token, and not worth verifying.
   if (trimmed.length > REVOKE_TOKEN_MAX_LENGTH) return;
-  const target = await verifyAccessToken(ctx.runtime.keys, ctx.runtime.tokens, trimmed, ctx.runtime.clock.now());
-  if (typeof target === 'string' || target.clientId !== caller.clientId) return;
-  await ctx.runtime.database.db
+  const target = await verifyAccessToken(runtime.keys, runtime.tokens, trimmed, runtime.clock.now());
+  if (typeof target === 'string' || target.clientId !== clientId) return;
+  await runtime.database.db
     .insert(revokedTokens)
     .values({ jti: target.jti, clientId: target.clientId, expiresAt: target.expiresAt })
     .onConflictDoNothing();
-  const { database } = ctx.runtime;
+  const { database } = runtime;
   revocations.set(database, (revocations.get(database) ?? 0) + 1);
   embeddedAnswers.get(database)?.delete(target.jti);
 }
 
-export type Authentication = { ok: true; auth: AuthContext; quota: ClientQuota } | { ok: false; message: string };
+/** A failure with `error` sent a bearer token that was refused; one without sent none. */
+export type Authentication = { ok: true; auth: AuthContext; quota: ClientQuota } | { ok: false; message: string; error?: 'invalid_token' };
 
 /**
  * The one query of every authenticated request: revocation and the client's quotas. Lookups of
@@ -243,11 +331,11 @@ export async function authenticate(runtime: Runtime, authorization: string | und
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
   if (!match) return { ok: false, message: 'Missing bearer token' };
   const verified = await verifyAccessToken(runtime.keys, runtime.tokens, match[1]!, runtime.clock.now());
-  if (verified === 'expired') return { ok: false, message: 'Token expired' };
-  if (typeof verified === 'string') return { ok: false, message: 'Invalid token' };
+  if (verified === 'expired') return { ok: false, message: 'Token expired', error: 'invalid_token' };
+  if (typeof verified === 'string') return { ok: false, message: 'Invalid token', error: 'invalid_token' };
   const row = await lookUp(runtime, verified);
-  if (!row) return { ok: false, message: 'Client no longer exists' };
-  if (row.revoked) return { ok: false, message: 'Token revoked' };
+  if (!row) return { ok: false, message: 'Client no longer exists', error: 'invalid_token' };
+  if (row.revoked) return { ok: false, message: 'Token revoked', error: 'invalid_token' };
   const defaults = runtime.rateLimits.defaultQuota();
   return {
     ok: true,

@@ -8,6 +8,7 @@ export const revokeRoute = defineRoute<{ revokeToken: boolean }>({
   body: 'spread',
   // RFC 7009 lets a client say which kind of token it revokes; there is one kind here.
   ignoredBodyKeys: ['token_type_hint'],
+  formBody: true,
   invalidJson: 'invalid_request',
   respond: () => ({ body: withMeta({}) }),
 });

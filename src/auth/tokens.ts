@@ -22,6 +22,8 @@ export interface AuthContext {
 interface SwitchboardClaims extends JWTPayload {
   scope: string;
   apps: string[];
+  /** RFC 9068; tokens signed before it was added lack it, and `sub` names the client there too. */
+  client_id?: string;
 }
 
 export async function signAccessToken(
@@ -32,7 +34,8 @@ export async function signAccessToken(
 ): Promise<{ token: string; jti: string; expiresIn: number }> {
   const jti = randomUUID();
   const issuedAt = Math.floor(now.getTime() / 1000);
-  const token = await new SignJWT({ scope: subject.scopes.join(' '), apps: [...subject.apps] })
+  // RFC 9068 claims (client_id, scope, and the registered ones below) plus the app ids.
+  const token = await new SignJWT({ client_id: subject.clientId, scope: subject.scopes.join(' '), apps: [...subject.apps] })
     .setProtectedHeader({ alg: SIGNING_ALG, kid: keys.kid, typ: 'at+jwt' })
     .setIssuer(settings.issuer)
     .setAudience(settings.audience)
@@ -128,6 +131,8 @@ export async function verifyAccessToken(
 function toAuthContext(payload: SwitchboardClaims): AuthContext | undefined {
   if (typeof payload.sub !== 'string' || typeof payload.jti !== 'string' || typeof payload.exp !== 'number') return undefined;
   if (typeof payload.scope !== 'string' || !Array.isArray(payload.apps)) return undefined;
+  // A client credentials token's subject is its client: a token naming two clients is no token of ours.
+  if (payload.client_id !== undefined && payload.client_id !== payload.sub) return undefined;
   return {
     clientId: payload.sub,
     scopes: new Set(payload.scope.split(' ').filter(isScope)),

@@ -19,7 +19,8 @@ export function errorEnvelope(error: AppError, clock?: Clock) {
 export function errorResponse(error: AppError, requestId?: string, clock?: Clock): Response {
   const headers = new Headers({ 'content-type': 'application/json; charset=utf-8', ...(error.headers ?? {}) });
   if (requestId) headers.set('X-Request-Id', requestId);
-  if (error.status === 401 && !headers.has('WWW-Authenticate')) headers.set('WWW-Authenticate', 'Bearer realm="switchboard"');
+  // A failed client authentication is no bearer matter: it carries a Basic challenge when Basic was used, else none.
+  if (error.status === 401 && error.type !== 'invalid_client' && !headers.has('WWW-Authenticate')) headers.set('WWW-Authenticate', 'Bearer realm="switchboard"');
   return new Response(JSON.stringify(errorEnvelope(error, clock)), { status: error.status, headers });
 }
 

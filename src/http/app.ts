@@ -16,6 +16,7 @@ import { tooLarge } from './body-limit.js';
 import { compressAsset, serveAsset, type CompressedAsset } from './compressed-asset.js';
 import { clientConcurrency } from './client-concurrency.js';
 import { mountDocs } from './docs.js';
+import { mountStandardOAuth } from './oauth.js';
 import { createGraphQLServer } from './graphql.js';
 import type { HttpEnv } from '../web/hono-env.js';
 
@@ -64,6 +65,15 @@ const videoShape: ErrorShape = (error, c) =>
   });
 
 /**
+ * RFC 6750 3: a request that sent no bearer token is told only the scheme; one whose token was
+ * refused is told `invalid_token` and why (the messages are fixed strings, no quote in them).
+ */
+function bearerChallenge(result: { message: string; error?: 'invalid_token' }): string {
+  const realm = 'Bearer realm="switchboard"';
+  return result.error ? `${realm}, error="${result.error}", error_description="${result.message.replace(/["\\]/g, '')}"` : realm;
+}
+
+/**
  * Bearer authentication then rate limiting, for every authenticated request, REST, GraphQL and
  * the video host alike; `shape` writes 401 and 429 in the
  * listener's own error format.
@@ -73,7 +83,7 @@ function requireAuth(runtime: Runtime, shape: ErrorShape, listener: 'rest' | 'gr
     const ctx = c.get('requestContext');
     const result = await authenticate(runtime, c.req.header('authorization'));
     if (!result.ok) {
-      return shape(new AppError('unauthorized', result.message, { headers: { 'WWW-Authenticate': 'Bearer realm="switchboard"' } }), c);
+      return shape(new AppError('unauthorized', result.message, { headers: { 'WWW-Authenticate': bearerChallenge(result) } }), c);
     }
     ctx.auth = result.auth;
     const { clientId } = result.auth;
@@ -197,6 +207,7 @@ export function createMainApp(runtime: Runtime, schema: GraphQLSchema, routes: r
   const { jwks, metrics, graphql, graphqlStream } = gatewayRoutes;
   app.get(jwks.path, (c) => c.json(runtime.keys.jwks));
   app.all(jwks.path, methodNotAllowed(jwks.methods));
+  mountStandardOAuth(app, runtime);
   if (metrics.mountedWhen('api', runtime.config)) mountMetrics(app, runtime, metrics.path);
 
   // The method first (405 with or without a token), then the size, the token, and for a GET the

@@ -20,6 +20,7 @@ import { prepareRoute, type RestRoute } from '../rest/adapter.js';
 import { createCallInput, updateCallInput } from '../scheduling/fields.js';
 import { flowMessageSchema, productListMessageSchema, templateMessageSchema } from '../sends/payloads.js';
 import { envelopes } from './envelopes.js';
+import { addStandardOAuth, STANDARD_TOKEN_URL } from './oauth.js';
 import { inputTypeSchema, nonNull, selectionSchema, type JsonSchema } from './graphql-schema.js';
 
 // OpenAPI 3.1 for the REST layer, generated from the same route definitions the server mounts
@@ -369,7 +370,7 @@ function components(): Record<string, unknown> {
         description: 'Client credentials; each operation names the scope it needs.',
         flows: {
           clientCredentials: {
-            tokenUrl: '/api/v1/oauth/token',
+            tokenUrl: STANDARD_TOKEN_URL,
             scopes: Object.fromEntries(scopes.map((s) => [s, scopeDescriptions[s]])),
           },
         },
@@ -461,6 +462,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Record<string, un
   for (const route of options.videoRoutes) {
     add(openApiPath(route.path), route.method.toLowerCase(), routeOperation(schema, route, 'video', usedIds), { servers: videoServers });
   }
+  addStandardOAuth(paths, options.publicUrl);
   return {
     openapi: '3.1.0',
     info: {

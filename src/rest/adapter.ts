@@ -51,6 +51,8 @@ export interface RestRoute<TData = Record<string, unknown>> {
    * revoke); any other key that is not one of its variables is refused as `unrecognized`.
    */
   ignoredBodyKeys?: readonly string[];
+  /** A 'spread' body may also come as application/x-www-form-urlencoded (RFC 7009 clients send revoke so). */
+  formBody?: boolean;
   /** error.type for a body that is not JSON (it differs between endpoints). */
   invalidJson?: ErrorType;
   /** Query parameters renamed onto variables, e.g. { reason: 'queryReason' }. */
@@ -216,7 +218,7 @@ async function runRoute(c: HonoContext<HttpEnv>, schema: GraphQLSchema, prepared
   }
   let bodyVariable: string | undefined;
   if (route.body) {
-    const body = await readJsonBody(c, route.invalidJson ?? 'invalid_request');
+    const body = route.formBody && isFormBody(c) ? await readFormBody(c, prepared.rootErrorType) : await readJsonBody(c, route.invalidJson ?? 'invalid_request');
     if (route.body === 'spread') {
       if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
         throw new AppError(route.invalidJson ?? 'invalid_request', 'Body must be a JSON object');
@@ -282,9 +284,13 @@ function authorizeFirst(ctx: RequestContext, prepared: PreparedRoute, raw: Recor
   if (!auth) return;
   const { appId } = raw;
   const foreignApp = typeof appId === 'string' && UUID_PATTERN.test(appId) && !auth.apps.has(appId.toLowerCase());
-  if ((prepared.scope && !auth.scopes.has(prepared.scope)) || foreignApp) {
-    throw new AppError('forbidden', 'Missing scope or no access to this app');
+  if (prepared.scope && !auth.scopes.has(prepared.scope)) {
+    // RFC 6750 3.1: the scope the token lacks, for clients that get a narrower or wider token on their own.
+    throw new AppError('forbidden', 'Missing scope or no access to this app', {
+      headers: { 'WWW-Authenticate': `Bearer realm="switchboard", error="insufficient_scope", scope="${prepared.scope}"` },
+    });
   }
+  if (foreignApp) throw new AppError('forbidden', 'Missing scope or no access to this app');
 }
 
 /** Details name the REST parameter (`limit`), not the variable it was renamed onto (`first`). */
@@ -311,6 +317,23 @@ function restMessage(message: string, details: { field: string; message: string 
 function stripPrefix<T extends { field: string }>(details: T[], variable: string | undefined): T[] {
   if (!variable) return details;
   return details.map((d) => ({ ...d, field: d.field === variable ? '' : d.field.replace(new RegExp(`^${variable}\\.`), '') }));
+}
+
+const isFormBody = (c: HonoContext<HttpEnv>) => (c.req.header('content-type') ?? '').split(';', 1)[0]!.trim().toLowerCase() === 'application/x-www-form-urlencoded';
+
+/** A form body as an object of strings; a key given twice is refused (which value was meant?). */
+async function readFormBody(c: HonoContext<HttpEnv>, errorType: ErrorType): Promise<Record<string, string> | undefined> {
+  const text = await c.req.text();
+  if (text.trim() === '') return undefined;
+  // No prototype: a `__proto__` key is a key like any other (refused as unrecognized).
+  const fields: Record<string, string> = Object.create(null);
+  for (const [key, value] of new URLSearchParams(text)) {
+    if (Object.hasOwn(fields, key)) {
+      throw new AppError(errorType, `${key} is given more than once`, { details: [{ field: key, code: 'invalid_value', message: 'Given more than once' }] });
+    }
+    fields[key] = value;
+  }
+  return fields;
 }
 
 /** Reads a JSON body; an empty body is undefined; anything unparsable is `invalidJson`. */

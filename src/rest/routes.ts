@@ -89,6 +89,27 @@ export const gatewayRoutes = {
     purpose: 'The public keys access tokens are signed with (no auth)',
     handler: 'src/http/app.ts createMainApp',
   },
+  oauthMetadata: {
+    methods: ['GET'],
+    path: '/.well-known/oauth-authorization-server',
+    listeners: ['api'],
+    purpose: 'OAuth 2.0 authorization server metadata (RFC 8414) for standard clients (no auth)',
+    handler: 'src/http/oauth.ts mountStandardOAuth',
+  },
+  oauthToken: {
+    methods: ['POST'],
+    path: '/oauth/token',
+    listeners: ['api'],
+    purpose: 'OAuth 2.0 token endpoint as standard clients speak it (RFC 6749 answers)',
+    handler: 'src/http/oauth.ts mountStandardOAuth',
+  },
+  oauthRevoke: {
+    methods: ['POST'],
+    path: '/oauth/revoke',
+    listeners: ['api'],
+    purpose: 'OAuth 2.0 token revocation as standard clients speak it (RFC 7009)',
+    handler: 'src/http/oauth.ts mountStandardOAuth',
+  },
   metrics: {
     methods: ['GET'],
     path: '/metrics',

@@ -39,8 +39,11 @@ export async function tokenHandler(c: HonoContext<HttpEnv>): Promise<Response> {
     clientSecret: basic?.clientSecret ?? text(fields.client_secret),
     viaBasic: basic !== undefined,
     sourceAddress: sourceAddress(c, runtime.config.TRUSTED_PROXIES),
+    scope: text(fields.scope),
+    appIds: text(fields.app_id),
   };
-  const token = await issueToken(runtime, credentials);
+  // The granted scope is the standard endpoint's to tell; this one answers the three fields it always has.
+  const { scope: _granted, ...token } = await issueToken(runtime, credentials);
   c.header('Cache-Control', 'no-store');
   return c.json(withMeta(token, {}, runtime.clock));
 }
@@ -71,9 +74,11 @@ function refuseNonStrings(fields: Record<string, unknown>, viaBasic: boolean): v
   if (wrong('grant_type')) throw new AppError('unsupported_grant_type', 'grant_type must be client_credentials', { details: [detail('grant_type')] });
   const credentials = viaBasic ? [] : ['client_id', 'client_secret'].filter(wrong);
   if (credentials.length > 0) throw new AppError('invalid_client', `${credentials.join(' and ')} must be a string`, { details: credentials.map(detail) });
+  const narrowing = ['scope', 'app_id'].filter(wrong);
+  if (narrowing.length > 0) throw new AppError('invalid_request', `${narrowing.join(' and ')} must be a string`, { details: narrowing.map(detail) });
 }
 
-function parseBasic(header: string | undefined): { clientId: string; clientSecret: string } | undefined {
+export function parseBasic(header: string | undefined): { clientId: string; clientSecret: string } | undefined {
   const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? '');
   if (!match) return undefined;
   const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');

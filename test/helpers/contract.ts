@@ -17,7 +17,7 @@ let state:
   | {
       doc: Doc;
       ajv: InstanceType<typeof Ajv2020.default>;
-      matchers: { regex: RegExp; path: string; host: 'main' | 'video' }[];
+      matchers: { regex: RegExp; path: string; host: 'main' | 'video'; prefix: string }[];
       validators: Map<string, ValidateFunction>;
     }
   | undefined;
@@ -30,8 +30,14 @@ function load() {
   (addFormats.default ?? (addFormats as unknown as typeof addFormats.default))(ajv);
   ajv.addSchema(doc, 'openapi');
   const videoPaths = new Set(videoHostRoutes.map((r) => r.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')));
+  // A main-host path item with servers of its own (the root OAuth endpoints) sits under their path, not /api/v1.
+  const prefixOf = (path: string) => {
+    const url = (doc.paths[path] as { servers?: { url: string }[] }).servers?.[0]?.url;
+    return url === undefined || videoPaths.has(path) ? '/api/v1' : new URL(url, 'http://localhost').pathname.replace(/\/$/, '');
+  };
   const matchers = Object.keys(doc.paths).map((path) => ({
     path,
+    prefix: prefixOf(path),
     host: videoPaths.has(path) ? ('video' as const) : ('main' as const),
     regex: new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`),
   }));
@@ -47,7 +53,7 @@ export function documentedOperation(url: string, method: string): { path: string
   const { pathname } = new URL(url);
   const m = method.toLowerCase();
   for (const matcher of matchers) {
-    const relative = matcher.host === 'main' ? (pathname.startsWith('/api/v1/') ? pathname.slice('/api/v1'.length) : undefined) : pathname;
+    const relative = matcher.host === 'main' ? (pathname.startsWith(`${matcher.prefix}/`) ? pathname.slice(matcher.prefix.length) : undefined) : pathname;
     if (relative === undefined || !matcher.regex.test(relative)) continue;
     if (doc.paths[matcher.path]?.[m]) return { path: matcher.path, method: m };
   }

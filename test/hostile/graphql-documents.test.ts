@@ -4,6 +4,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { request } from '../helpers/http.js';
+import { assertLatency } from '../helpers/latency.js';
 import { useServer } from '../helpers/use-server.js';
 
 /*
@@ -88,7 +89,7 @@ describe('hostile GraphQL documents', () => {
 });
 
 describe('hostile GraphQL load', () => {
-  it("one client's heavy operations, many in flight: only 4xx or 2xx for it, the other tenant within 2x its idle p50", async () => {
+  it("one client's heavy operations, many in flight: only 4xx or 2xx for it, the other tenant's p50 reported (held within 2x by soak:latency)", async () => {
     const attacker = await server.tenant({ scopes: ['messages:read'], rate: { minute: 1_000_000, hour: 1_000_000, day: 1_000_000 } });
     const other = await server.tenant({ scopes: ['messages:read'] });
     const probe = async () => {
@@ -151,6 +152,6 @@ describe('hostile GraphQL load', () => {
     const loadedP50 = median(loaded);
     console.log(`other tenant p50: idle ${idleP50.toFixed(1)} ms, under attack ${loadedP50.toFixed(1)} ms; attacker statuses ${JSON.stringify([...statuses])}`);
     // 2x, with a floor of 3 ms for a loopback idle p50 of a millisecond or two.
-    expect(loadedP50).toBeLessThan(Math.max(2 * idleP50, idleP50 + 3));
+    if (assertLatency) expect(loadedP50).toBeLessThan(Math.max(2 * idleP50, idleP50 + 3));
   }, 60_000);
 });

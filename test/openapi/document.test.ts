@@ -18,8 +18,17 @@ type Doc = {
 };
 
 const methods = ['get', 'post', 'put', 'patch', 'delete'];
+/** The standard OAuth endpoints at the listener root: path items with a server of their own on the main host. */
+const isRootItem = (item: Record<string, any>) => item.servers !== undefined && item.servers[0].url !== '{videoUrl}';
 const operationsOf = (doc: Doc) =>
-  Object.entries(doc.paths).flatMap(([path, item]) => methods.filter((m) => item[m]).map((m) => `${m.toUpperCase()} ${path}`));
+  Object.entries(doc.paths)
+    .filter(([, item]) => !isRootItem(item))
+    .flatMap(([path, item]) => methods.filter((m) => item[m]).map((m) => `${m.toUpperCase()} ${path}`));
+/** Root operations by their full path (server path + path). */
+const rootOperationsOf = (doc: Doc) =>
+  Object.entries(doc.paths)
+    .filter(([, item]) => isRootItem(item))
+    .flatMap(([path, item]) => methods.filter((m) => item[m]).map((m) => `${m.toUpperCase()} ${new URL(item.servers[0].url, 'http://x').pathname}${path}`));
 
 describe('GET /api/v1/openapi.json', () => {
   it('is served without a token, as JSON, and is what the generator builds', async () => {
@@ -49,6 +58,12 @@ describe('GET /api/v1/openapi.json', () => {
     const mounted = [...new Set([...main, ...video])].sort();
     expect(mounted.length).toBeGreaterThanOrEqual(19);
     expect(operationsOf(doc).sort()).toEqual(mounted);
+    const rootPaths = ['/oauth/token', '/oauth/revoke', '/.well-known/oauth-authorization-server'];
+    const rootMounted = createMainApp(server.runtime, schema, restRoutes)
+      .routes.filter((r) => r.method !== 'ALL' && rootPaths.includes(r.path))
+      .map((r) => `${r.method} ${r.path}`);
+    expect(rootOperationsOf(doc).sort()).toEqual([...new Set(rootMounted)].sort());
+    expect(rootOperationsOf(doc)).toHaveLength(3);
     // The v1 paths, spelled out, so a route dropped from both the app and the document is caught too.
     for (const op of [
       'POST /oauth/token',
@@ -98,7 +113,8 @@ describe('GET /api/v1/openapi.json', () => {
       expect(operation.responses['500'], op).toBeDefined();
     }
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
-    expect(doc.components.securitySchemes.oauth2.flows.clientCredentials.tokenUrl).toBe('/api/v1/oauth/token');
+    // Swagger UI's Authorize speaks RFC 6749 to the standard endpoint, not the enveloped v1 one.
+    expect(doc.components.securitySchemes.oauth2.flows.clientCredentials.tokenUrl).toBe('/oauth/token');
     expect(doc.paths['/api/calls/{callId}']!.servers[0].url).toBe('{videoUrl}');
   });
 

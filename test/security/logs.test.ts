@@ -13,9 +13,12 @@ describe('logs', () => {
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    const deadline = Date.now() + 80_000;
-    while (!/client secret: (\S+)/.test(output) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    const port = Number(/"port":(\d+)/.exec(output)?.[1]);
+    const deadline = Date.now() + 150_000;
+    // The banner and the listening line are separate writes: wait for both before reading them.
+    const listening = /"port":(\d+)[^\n]*"switchboard listening"/;
+    const ready = () => /client secret: (\S+)/.test(output) && listening.test(output);
+    while (!ready() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const port = Number(listening.exec(output)?.[1]);
     const clientId = /client id: +(\S+)/.exec(output)![1]!;
     const secret = /client secret: (\S+)/.exec(output)![1]!;
     const base = `http://127.0.0.1:${port}`;
@@ -51,5 +54,5 @@ describe('logs', () => {
     expect(output.toLowerCase()).not.toMatch(/"authorization":"(bearer|basic) /);
     // It did log at debug level (the test would prove nothing against silent logs).
     expect(output).toMatch(/"level":20/);
-  }, 120_000);
+  }, 200_000);
 });
