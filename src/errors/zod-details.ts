@@ -86,10 +86,23 @@ export function parseInput<S extends z.ZodType>(
 /**
  * How far ahead of our clock a provider's event time may be: its clock may run a little fast,
  * but an event cannot have happened later than now (a far-future time would inflate billing).
-
  */
 export const MAX_CLOCK_SKEW_MS = 5 * 60_000;
 
-/** An event's time that is not in the future beyond MAX_CLOCK_SKEW_MS. */
-export const notInFuture = <S extends z.ZodType<Date>>(schema: S) =>
-  schema.refine((d) => d.getTime() <= Date.now() + MAX_CLOCK_SKEW_MS, { message: 'must not be in the future', params: { code: 'invalid_value' } });
+const FUTURE = 'must not be in the future';
+const inFuture = (at: Date, now: Date) => at.getTime() > now.getTime() + MAX_CLOCK_SKEW_MS;
+
+/**
+ * An event's time that is not in the future beyond MAX_CLOCK_SKEW_MS, for a schema built per run
+ * (an import): `now` is the run's clock, read at each parse.
+ */
+export const notInFuture = <S extends z.ZodType<Date>>(schema: S, now: () => Date) =>
+  schema.refine((d) => !inFuture(d, now()), { message: FUTURE, params: { code: 'invalid_value' } });
+
+/**
+ * The same rule for a schema built once (GraphQL arguments), checked after parsing with the
+ * request's clock: throws validation_error naming `field`, as the parse would.
+ */
+export function refuseFutureTime(now: Date, field: string, at: Date | null | undefined): void {
+  if (at && inFuture(at, now)) throw validationFailed([{ field, code: 'invalid_value', message: FUTURE }]);
+}

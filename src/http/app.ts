@@ -8,7 +8,7 @@ import { errorResponse, graphqlErrorBody, methodNotAllowed, serverError, videoEr
 import { toAppError } from '../graphql/errors.js';
 import { mountLookupRoutes, mountRoutes, type RestRoute } from '../rest/adapter.js';
 import { createRequestContext, type Runtime } from '../runtime.js';
-import { tokenRoute, videoHostRoutes } from '../rest/routes.js';
+import { gatewayRoutes, tokenRoute, V1_PREFIX, videoHostRoutes } from '../rest/routes.js';
 import { mountMetrics } from '../observability/endpoint.js';
 import { httpMetrics } from '../observability/http-metrics.js';
 import { rateLimitRejections } from '../observability/metrics.js';
@@ -124,8 +124,8 @@ function requireAuth(runtime: Runtime, shape: ErrorShape, listener: 'rest' | 'gr
  */
 const answerTypes = new Set(['application/graphql-response+json', 'application/json', 'text/event-stream', 'multipart/mixed', '*/*', 'application/*', 'text/*', 'multipart/*']);
 const isStream = (c: import('hono').Context<HttpEnv>) => {
-  if (c.req.path === '/graphql/stream') return true;
-  if (c.req.path !== '/graphql') return false;
+  if (c.req.path === gatewayRoutes.graphqlStream.path) return true;
+  if (c.req.path !== gatewayRoutes.graphql.path) return false;
   const first = (c.req.header('accept') ?? '')
     .split(',', 32)
     .map((part) => part.split(';', 1)[0]!.trim().toLowerCase())
@@ -165,8 +165,9 @@ const isGraphiQLPage = (c: import('hono').Context<HttpEnv>) =>
  * listeners; `extra` joins both bodies. A failed readiness check logs the driver's error.
  */
 function mountHealth(app: Hono<HttpEnv>, runtime: Runtime, extra: Record<string, string> = {}): void {
-  app.get('/healthz', (c) => c.json({ status: 'ok' }));
-  app.get('/readyz', async (c) => {
+  const { healthz, readyz } = gatewayRoutes;
+  app.get(healthz.path, (c) => c.json({ status: 'ok' }));
+  app.get(readyz.path, async (c) => {
     try {
       await runtime.database.ping();
       return c.json({ status: 'ready', ...extra });
@@ -175,8 +176,8 @@ function mountHealth(app: Hono<HttpEnv>, runtime: Runtime, extra: Record<string,
       return c.json({ status: 'unavailable', ...extra }, 503);
     }
   });
-  app.all('/healthz', methodNotAllowed(['GET']));
-  app.all('/readyz', methodNotAllowed(['GET']));
+  app.all(healthz.path, methodNotAllowed(healthz.methods));
+  app.all(readyz.path, methodNotAllowed(readyz.methods));
 }
 
 export function createMainApp(runtime: Runtime, schema: GraphQLSchema, routes: readonly RestRoute[]): Hono<HttpEnv> {
@@ -203,10 +204,11 @@ export function createMainApp(runtime: Runtime, schema: GraphQLSchema, routes: r
   }
 
   mountHealth(app, runtime, { database: runtime.database.kind });
-  app.get('/.well-known/jwks.json', (c) => c.json(runtime.keys.jwks));
-  app.all('/.well-known/jwks.json', methodNotAllowed(['GET']));
+  const { jwks, metrics, graphql, graphqlStream } = gatewayRoutes;
+  app.get(jwks.path, (c) => c.json(runtime.keys.jwks));
+  app.all(jwks.path, methodNotAllowed(jwks.methods));
   mountStandardOAuth(app, runtime);
-  if (runtime.config.METRICS && runtime.config.METRICS_PORT === undefined) mountMetrics(app, runtime);
+  if (metrics.mountedWhen('api', runtime.config)) mountMetrics(app, runtime, metrics.path);
 
   // The method first (405 with or without a token), then the size, the token, and for a GET the
   // JSON of its query parameters.
@@ -234,7 +236,7 @@ export function createMainApp(runtime: Runtime, schema: GraphQLSchema, routes: r
   let graphiqlPage: Promise<CompressedAsset> | undefined;
   const graphiql = async (c: import('hono').Context<HttpEnv>) => {
     graphiqlPage ??= (async () => {
-      const rendered = await yoga.fetch(new Request(new URL('/graphql', c.req.url), { headers: { accept: 'text/html' } }), c.get('requestContext'));
+      const rendered = await yoga.fetch(new Request(new URL(graphql.path, c.req.url), { headers: { accept: 'text/html' } }), c.get('requestContext'));
       if (!rendered.ok) throw new Error(`GraphiQL page render failed: ${rendered.status}`);
       return compressAsset(await rendered.text(), rendered.headers.get('content-type') ?? 'text/html; charset=utf-8');
     })();
@@ -245,12 +247,12 @@ export function createMainApp(runtime: Runtime, schema: GraphQLSchema, routes: r
       throw error;
     }
   };
-  app.on(['GET', 'POST'], '/graphql', tooLarge, async (c, next) => (isGraphiQLPage(c) ? graphiql(c) : graphqlAuth(c, next)), getParamsAreJson, execute);
-  app.all('/graphql', methodNotAllowed(['GET', 'POST']));
+  app.on([...graphql.methods], graphql.path, tooLarge, async (c, next) => (isGraphiQLPage(c) ? graphiql(c) : graphqlAuth(c, next)), getParamsAreJson, execute);
+  app.all(graphql.path, methodNotAllowed(graphql.methods));
   // graphql-sse, distinct-connections mode: the token is checked on connect,
   // scopes and app access when the subscription starts.
-  app.on(['GET', 'POST'], '/graphql/stream', tooLarge, graphqlAuth, getParamsAreJson, execute);
-  app.all('/graphql/stream', methodNotAllowed(['GET', 'POST']));
+  app.on([...graphqlStream.methods], graphqlStream.path, tooLarge, graphqlAuth, getParamsAreJson, execute);
+  app.all(graphqlStream.path, methodNotAllowed(graphqlStream.methods));
 
   const v1 = new Hono<HttpEnv>();
   v1.use('*', tooLarge);
@@ -258,7 +260,7 @@ export function createMainApp(runtime: Runtime, schema: GraphQLSchema, routes: r
   v1.all(tokenRoute.path, methodNotAllowed([tokenRoute.method]));
   mountDocs(app, v1, runtime, schema, routes);
   mountRoutes(v1, schema, routes, requireAuth(runtime, restShape, 'rest'));
-  app.route('/api/v1', v1);
+  app.route(V1_PREFIX, v1);
   return app;
 }
 

@@ -7,7 +7,7 @@ import { AppError } from '../errors/app-error.js';
 import { buildOpenApiDocument } from '../openapi/document.js';
 import type { RestRoute } from '../rest/adapter.js';
 import type { Runtime } from '../runtime.js';
-import { videoHostRoutes } from '../rest/routes.js';
+import { gatewayRoutes, V1_PREFIX, videoHostRoutes } from '../rest/routes.js';
 import { compressAsset, serveAsset, type CompressedAsset } from './compressed-asset.js';
 import { methodNotAllowed } from '../errors/envelope.js';
 import type { HttpEnv } from '../web/hono-env.js';
@@ -65,14 +65,16 @@ export function mountDocs(app: Hono<HttpEnv>, v1: Hono<HttpEnv>, runtime: Runtim
         videoUrl: `http://localhost:${runtime.config.VIDEO_PORT || 3001}`,
       }),
     ));
-  v1.get('/openapi.json', (c) => c.body(json(), 200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache' }));
-  v1.all('/openapi.json', methodNotAllowed(['GET']));
-  app.get('/docs', (c) => c.html(page));
-  app.all('/docs', methodNotAllowed(['GET']));
-  app.get('/docs/init.js', (c) => c.body(init, 200, { 'content-type': 'text/javascript; charset=utf-8' }));
+  const { openapi, docs, docsInit, docsAssets } = gatewayRoutes;
+  const openapiPath = openapi.path.slice(V1_PREFIX.length);
+  v1.get(openapiPath, (c) => c.body(json(), 200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache' }));
+  v1.all(openapiPath, methodNotAllowed(openapi.methods));
+  app.get(docs.path, (c) => c.html(page));
+  app.all(docs.path, methodNotAllowed(docs.methods));
+  app.get(docsInit.path, (c) => c.body(init, 200, { 'content-type': 'text/javascript; charset=utf-8' }));
   // Read and compressed once per file (a closed set), then served from memory by ETag.
   const compressed = new Map<string, Promise<CompressedAsset>>();
-  app.get('/docs/assets/:file', async (c) => {
+  app.get(docsAssets.path, async (c) => {
     const file = c.req.param('file');
     const type = assets[file];
     if (!type) throw new AppError('not_found', 'No such file');

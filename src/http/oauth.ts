@@ -3,6 +3,7 @@ import type { Context, Hono } from 'hono';
 import { authenticateClient, issueToken, revokeTokenOf } from '../auth/access-tokens.js';
 import { scopes } from '../auth/scopes.js';
 import { toAppError } from '../graphql/errors.js';
+import { gatewayRoutes } from '../rest/routes.js';
 import { parseBasic, sourceAddress, TOKEN_BODY_MAX_BYTES } from '../rest/token-route.js';
 import type { Runtime } from '../runtime.js';
 import type { HttpEnv } from '../web/hono-env.js';
@@ -13,9 +14,9 @@ import { lingerOnClose } from '../web/lingering-close.js';
 // (RFC 8414). The client checks, failure budgets and token issuance are the ones behind
 // /api/v1/oauth/token; only the wire format differs.
 
-export const OAUTH_TOKEN_PATH = '/oauth/token';
-export const OAUTH_REVOKE_PATH = '/oauth/revoke';
-export const OAUTH_METADATA_PATH = '/.well-known/oauth-authorization-server';
+export const OAUTH_TOKEN_PATH = gatewayRoutes.oauthToken.path;
+export const OAUTH_REVOKE_PATH = gatewayRoutes.oauthRevoke.path;
+export const OAUTH_METADATA_PATH = gatewayRoutes.oauthMetadata.path;
 export const BASIC_CHALLENGE = 'Basic realm="switchboard"';
 const AUTH_METHODS = ['client_secret_basic', 'client_secret_post'];
 /** RFC 7009 names two kinds; any other hint is no kind of token this server has. */

@@ -4,7 +4,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { schema } from '../graphql/schema.js';
-import { restRoutes } from '../rest/routes.js';
+import { gatewayRoutes, restRoutes } from '../rest/routes.js';
 import type { Config } from '../config.js';
 import { AppError } from '../errors/app-error.js';
 import { errorEnvelope, videoErrorEnvelope } from '../errors/envelope.js';
@@ -16,11 +16,19 @@ import { announcesTooLarge } from './body-limit.js';
 import { answerClientErrors, type ClientErrorBody } from './client-errors.js';
 import type { HttpEnv } from '../web/hono-env.js';
 
+export interface ListenerApps {
+  main: Hono<HttpEnv>;
+  video: Hono<HttpEnv>;
+  metrics?: Hono<HttpEnv>;
+}
+
 export interface RunningServers {
   mainPort: number;
   videoPort: number;
   /** The metrics listener's port, when METRICS_PORT is set. */
   metricsPort?: number;
+  /** The apps the listeners serve (their `routes` list what each mounts). */
+  apps: ListenerApps;
   /** Stops accepting, lets in-flight requests finish (up to the grace period), then closes. */
   close(): Promise<void>;
 }
@@ -53,7 +61,7 @@ function timeouts(server: Server, config: Config): void {
   server.requestTimeout = config.REQUEST_TIMEOUT_MS;
 }
 
-const HEALTH_PATHS = new Set(['/healthz', '/readyz']);
+const HEALTH_PATHS = new Set<string>([gatewayRoutes.healthz.path, gatewayRoutes.readyz.path]);
 
 /**
  * The connection cap: up to MAX_CONNECTIONS open connections serve everything; the next
@@ -109,16 +117,26 @@ function listen(app: Hono<HttpEnv>, port: number, hostname: string, config: Conf
 
 function metricsApp(runtime: Runtime): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>();
-  mountMetrics(app, runtime);
+  mountMetrics(app, runtime, gatewayRoutes.metrics.path);
   return app;
+}
+
+/** The app of each listener: the API, the video host and, with METRICS_PORT, the metrics listener. */
+export function createListenerApps(runtime: Runtime): ListenerApps {
+  return {
+    main: createMainApp(runtime, schema, restRoutes),
+    video: createVideoApp(runtime, schema),
+    ...(runtime.config.METRICS_PORT === undefined ? {} : { metrics: metricsApp(runtime) }),
+  };
 }
 
 export async function startServers(runtime: Runtime, ports: { main: number; video: number; host: string }): Promise<RunningServers> {
   const config = runtime.config;
-  const main = await listen(createMainApp(runtime, schema, restRoutes), ports.main, ports.host, config, 'main');
-  const video = await listen(createVideoApp(runtime, schema), ports.video, ports.host, config, 'video', videoErrorEnvelope);
+  const apps = createListenerApps(runtime);
+  const main = await listen(apps.main, ports.main, ports.host, config, 'main');
+  const video = await listen(apps.video, ports.video, ports.host, config, 'video', videoErrorEnvelope);
   // METRICS_PORT: /metrics on a listener of its own (not on the main one).
-  const metrics = config.METRICS_PORT === undefined ? undefined : await listen(metricsApp(runtime), config.METRICS_PORT, ports.host, config, 'metrics');
+  const metrics = apps.metrics && (await listen(apps.metrics, config.METRICS_PORT!, ports.host, config, 'metrics'));
   runtime.webhooks.start();
   const closeOne = (server: Server) =>
     new Promise<void>((resolve) => {
@@ -133,6 +151,7 @@ export async function startServers(runtime: Runtime, ports: { main: number; vide
       server.closeIdleConnections();
     });
   return {
+    apps,
     mainPort: (main.address() as AddressInfo).port,
     videoPort: (video.address() as AddressInfo).port,
     ...(metrics ? { metricsPort: (metrics.address() as AddressInfo).port } : {}),

@@ -11,7 +11,8 @@ import { systemClock, type Clock } from '../time/clock.js';
  */
 export interface ImportType<S extends z.ZodType = z.ZodType> {
   type: string;
-  schema: S;
+  /** Or the schema built once per import from its clock, for rules that depend on "now". */
+  schema: S | ((now: () => Date) => S);
   /** `now`: the time of the batch's created/updated columns, from the runtime's clock. */
   write(tx: Tx, appId: string, records: z.output<S>[], now: Date): Promise<void>;
 }
@@ -47,6 +48,8 @@ export async function importNdjson(args: {
 }): Promise<Record<string, number>> {
   const clock = args.clock ?? systemClock;
   const byName = new Map(args.types.map((t) => [t.type, t]));
+  const now = () => clock.now();
+  const schemas = new Map(args.types.map((t) => [t, typeof t.schema === 'function' ? t.schema(now) : t.schema]));
   const counts: Record<string, number> = {};
   // Bytes, not text: each line is decoded on its own, so invalid UTF-8 names its line.
   const stream = typeof args.input === 'string' ? createReadStream(args.input) : args.input;
@@ -93,7 +96,7 @@ export async function importNdjson(args: {
         throw new ImportLineError(lineNo, `unknown record type ${JSON.stringify(typeName)} (expected one of ${[...byName.keys()].join(', ') || 'none registered'})`);
       }
       const { type: _type, ...fields } = value as Record<string, unknown>;
-      const parsed = importType.schema.safeParse(fields);
+      const parsed = schemas.get(importType)!.safeParse(fields);
       if (!parsed.success) {
         const details = zodIssuesToDetails(parsed.error.issues).map((d) => `${d.field || '(record)'}: ${d.message}`);
         throw new ImportLineError(lineNo, `invalid ${importType.type}: ${details.join('; ')}`);

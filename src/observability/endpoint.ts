@@ -36,8 +36,8 @@ async function recordReplicaLag(runtime: Runtime): Promise<void> {
   }
 }
 
-/** GET /metrics in Prometheus text format; no bearer auth (keep the port private, or use METRICS_PORT). */
-export function mountMetrics(app: Hono<HttpEnv>, runtime: Runtime): void {
+/** GET `path` (/metrics) in Prometheus text format; no bearer auth (keep the port private, or use METRICS_PORT). */
+export function mountMetrics(app: Hono<HttpEnv>, runtime: Runtime, path: string): void {
   collectProcessMetrics();
-  app.get('/metrics', async (c) => c.body(await renderMetrics(runtime), 200, { 'content-type': registry.contentType }));
+  app.get(path, async (c) => c.body(await renderMetrics(runtime), 200, { 'content-type': registry.contentType }));
 }

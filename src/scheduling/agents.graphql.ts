@@ -17,7 +17,7 @@ import {
   saveAgent,
   setWorkingHours,
 } from './agents.service.js';
-import { agentInput, exceptionInput, exceptionKinds, schedulingFields, windowInput } from './fields.js';
+import { agentInput, exceptionInput, exceptionKinds, schedulingFields, windowInput, windowRange } from './fields.js';
 import { agents, type AgentRow, type AvailabilityExceptionRow, type DndWindowRow } from './tables.js';
 import { weekdays } from './working-hours.js';
 import { isNull } from 'drizzle-orm';
@@ -53,10 +53,9 @@ const DndWindow = builder.objectRef<DndWindowRow>('DndWindow').implement({
   }),
 });
 
-const rangeArgs = builder.args((t) => ({
-  fromUtc: t.field({ type: 'DateTime', description: 'Only windows ending after this instant.' }),
-  toUtc: t.field({ type: 'DateTime', description: 'Only windows starting before this instant.' }),
-}));
+const rangeArgs = builder.args((t) =>
+  zodInputFields(t, windowRange, { fromUtc: 'Only windows ending after this instant.', toUtc: 'Only windows starting before this instant.' }),
+);
 
 export const Agent = builder.objectRef<AgentRow>('Agent').implement({
   description: 'A member who takes calls. Scope: scheduling:read.',

@@ -5,7 +5,7 @@ import type { Queryable, Tx } from '../db/client.js';
 import { FOREIGN_KEY_VIOLATION, pgErrorCode } from '../db/raw.js';
 import { conflict, notFound, validationFailed } from '../errors/app-error.js';
 import { loader, type RequestContext } from '../runtime.js';
-import type { AgentInput, exceptionInput, windowInput } from './fields.js';
+import type { AgentInput, exceptionInput, windowInput, WindowRange } from './fields.js';
 import { agents, availabilityExceptions, dndWindows, scheduledCalls, type AgentRow, type AvailabilityExceptionRow, type DndWindowRow } from './tables.js';
 import type { WeeklyHours } from './working-hours.js';
 
@@ -158,10 +158,6 @@ export async function removeDndWindow(ctx: RequestContext, appId: string, id: st
   return row;
 }
 
-export interface WindowRange {
-  fromUtc?: Date | null;
-  toUtc?: Date | null;
-}
 
 const key = (appId: string, agentId: string, range: WindowRange) =>
   JSON.stringify([appId, agentId, range.fromUtc?.toISOString() ?? null, range.toUtc?.toISOString() ?? null]);

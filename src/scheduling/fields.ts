@@ -106,6 +106,11 @@ export const agentInput = z.object({
 });
 export type AgentInput = z.output<typeof agentInput>;
 
+/** The range an agent's exceptions or do-not-disturb windows are listed in; either end may be left open. */
+export const windowRange = z.object({ fromUtc: optional(z.date()), toUtc: optional(z.date()) });
+/** As the resolver receives it: an end left out or null is open. */
+export type WindowRange = z.input<typeof windowRange>;
+
 export const windowInput = z
   .object({ agentId: f.id, startUtc: z.date(), endUtc: z.date() })
   .refine((w) => w.endUtc > w.startUtc, { path: ['endUtc'], message: 'must be after startUtc', params: { code: 'invalid_value' } });

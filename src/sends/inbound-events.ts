@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { notInFuture } from '../errors/zod-details.js';
 import { storableJsonObject, storableText } from '../validation/storable.js';
 import { instantString } from '../time/instant-input.js';
 import { deliveryStatuses } from './delivery-status.js';
@@ -9,8 +8,11 @@ import { deliveryStatuses } from './delivery-status.js';
 
 const phoneNumber = z.string().regex(/^\+?\d{6,20}$/, { message: 'must be a phone number of 6 to 20 digits, optionally with a leading +' });
 
-/** When it happened at the provider; default now. Later than now plus MAX_CLOCK_SKEW_MS is refused. */
-const timestamp = notInFuture(instantString).optional();
+/**
+ * When it happened at the provider; default now. Later than now plus MAX_CLOCK_SKEW_MS is refused
+ * by the mutation, against the request's clock (refuseFutureTime).
+ */
+const timestamp = instantString.optional();
 
 // Text the event stores or looks up: refused when PostgreSQL cannot hold it (validation/storable.ts).
 const text = (min: number, max: number) => storableText(z.string().min(min).max(max));

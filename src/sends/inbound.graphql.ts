@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { MessageRef } from '../analytics/messages.graphql.js';
+import { refuseFutureTime } from '../errors/zod-details.js';
 import { builder } from '../graphql/builder.js';
 import { inboundEventSchema } from './inbound-events.js';
 import { ingestInboundEvent, type InboundResult } from './service.js';
@@ -27,7 +28,11 @@ builder.mutationField('ingestInboundEvent', (t) =>
       appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
       event: t.arg({ description: 'An inbound message or a status update from the provider.', type: 'JSON', required: true, validate: { schema: inboundEventSchema } }),
     },
-    resolve: (_root, args, ctx) => ingestInboundEvent(ctx, args.appId, args.event as z.output<typeof inboundEventSchema>),
+    resolve: (_root, args, ctx) => {
+      const event = args.event as z.output<typeof inboundEventSchema>;
+      refuseFutureTime(ctx.runtime.clock.now(), 'event.timestamp', event.timestamp);
+      return ingestInboundEvent(ctx, args.appId, event);
+    },
   }),
 );
 

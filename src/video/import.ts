@@ -12,58 +12,61 @@ import { videoCalls, videoParticipants, videoRecordings } from './tables.js';
 // recordings. Derived values (participants' billedMinutes, usage) are accepted and recomputed.
 const instant = instantString;
 // What the provider reported (joins, leaves, recordings) has happened: a future time is refused
-// as it is on the provider events, since it would bill minutes not yet connected.
-const pastInstant = notInFuture(instant);
-const nullablePastInstant = pastInstant.nullish().transform((v) => v ?? null);
+// as it is on the provider events, since it would bill minutes not yet connected. `now` is the
+// import's clock, so the record schema is built per import.
+const videoCallRecord = (now: () => Date) => {
+  const pastInstant = notInFuture(instant, now);
+  const nullablePastInstant = pastInstant.nullish().transform((v) => v ?? null);
 
-const participantRecord = z.strictObject({
-  id: z.uuid(),
-  providerParticipantId: videoFields.providerParticipantId,
-  role: videoFields.role,
-  name: videoFields.name,
-  joinedAt: pastInstant,
-  leftAt: nullablePastInstant,
-  billedMinutes: z.number().optional(),
-});
-
-const recordingRecord = z.strictObject({
-  id: z.uuid(),
-  providerArchiveId: videoFields.providerArchiveId,
-  url: videoFields.url.nullish().transform((v) => v ?? null),
-  status: videoFields.recordingStatus,
-  createdAt: pastInstant,
-  updatedAt: pastInstant,
-});
-
-const videoCallRecord = z
-  .strictObject({
-    ...createVideoCallInput.shape,
-    callId: videoFields.callId,
-    status: videoFields.callStatus,
-    participants: z.array(participantRecord).max(1000).default([]),
-    usage: z.strictObject({ participantMinutes: z.number() }).optional(),
-    recordings: z.array(recordingRecord).max(1000).default([]),
-    createdAt: instant.optional(),
-    updatedAt: instant.optional(),
-  })
-  // The same rules the provider events keep (lifecycle.ts), so imported calls can move on.
-  .superRefine((call, ctx) => {
-    const issue = (path: PropertyKey[], message: string) => ctx.addIssue({ code: 'custom', path, message, params: { code: 'invalid_value' } });
-    if (call.status === 'created' && call.participants.length > 0) issue(['participants'], 'a created call has no participants yet');
-    if (call.status === 'created' && call.recordings.length > 0) issue(['recordings'], 'a created call has no recordings yet');
-    const connected = new Set<string>();
-    call.participants.forEach((p, i) => {
-      if (p.leftAt && p.leftAt < p.joinedAt) issue(['participants', i, 'leftAt'], 'must not be before joinedAt');
-      if (p.leftAt === null && call.status === 'ended') issue(['participants', i, 'leftAt'], 'required: everyone has left an ended call');
-      if (p.leftAt === null && connected.has(p.providerParticipantId)) issue(['participants', i, 'providerParticipantId'], 'already connected in another session');
-      if (p.leftAt === null) connected.add(p.providerParticipantId);
-    });
-    duplicates(call.participants.map((p) => p.id)).forEach((i) => issue(['participants', i, 'id'], 'duplicate id'));
-    duplicates(call.recordings.map((r) => r.id)).forEach((i) => issue(['recordings', i, 'id'], 'duplicate id'));
-    duplicates(call.recordings.map((r) => r.providerArchiveId)).forEach((i) => issue(['recordings', i, 'providerArchiveId'], 'duplicate providerArchiveId'));
+  const participantRecord = z.strictObject({
+    id: z.uuid(),
+    providerParticipantId: videoFields.providerParticipantId,
+    role: videoFields.role,
+    name: videoFields.name,
+    joinedAt: pastInstant,
+    leftAt: nullablePastInstant,
+    billedMinutes: z.number().optional(),
   });
 
-type VideoCallRecord = z.output<typeof videoCallRecord>;
+  const recordingRecord = z.strictObject({
+    id: z.uuid(),
+    providerArchiveId: videoFields.providerArchiveId,
+    url: videoFields.url.nullish().transform((v) => v ?? null),
+    status: videoFields.recordingStatus,
+    createdAt: pastInstant,
+    updatedAt: pastInstant,
+  });
+
+  return z
+    .strictObject({
+      ...createVideoCallInput.shape,
+      callId: videoFields.callId,
+      status: videoFields.callStatus,
+      participants: z.array(participantRecord).max(1000).default([]),
+      usage: z.strictObject({ participantMinutes: z.number() }).optional(),
+      recordings: z.array(recordingRecord).max(1000).default([]),
+      createdAt: instant.optional(),
+      updatedAt: instant.optional(),
+    })
+    // The same rules the provider events keep (lifecycle.ts), so imported calls can move on.
+    .superRefine((call, ctx) => {
+      const issue = (path: PropertyKey[], message: string) => ctx.addIssue({ code: 'custom', path, message, params: { code: 'invalid_value' } });
+      if (call.status === 'created' && call.participants.length > 0) issue(['participants'], 'a created call has no participants yet');
+      if (call.status === 'created' && call.recordings.length > 0) issue(['recordings'], 'a created call has no recordings yet');
+      const connected = new Set<string>();
+      call.participants.forEach((p, i) => {
+        if (p.leftAt && p.leftAt < p.joinedAt) issue(['participants', i, 'leftAt'], 'must not be before joinedAt');
+        if (p.leftAt === null && call.status === 'ended') issue(['participants', i, 'leftAt'], 'required: everyone has left an ended call');
+        if (p.leftAt === null && connected.has(p.providerParticipantId)) issue(['participants', i, 'providerParticipantId'], 'already connected in another session');
+        if (p.leftAt === null) connected.add(p.providerParticipantId);
+      });
+      duplicates(call.participants.map((p) => p.id)).forEach((i) => issue(['participants', i, 'id'], 'duplicate id'));
+      duplicates(call.recordings.map((r) => r.id)).forEach((i) => issue(['recordings', i, 'id'], 'duplicate id'));
+      duplicates(call.recordings.map((r) => r.providerArchiveId)).forEach((i) => issue(['recordings', i, 'providerArchiveId'], 'duplicate providerArchiveId'));
+    });
+};
+
+type VideoCallRecord = z.output<ReturnType<typeof videoCallRecord>>;
 
 function duplicates(values: string[]): number[] {
   const seen = new Set<string>();
@@ -152,7 +155,7 @@ async function writeCalls(tx: Tx, appId: string, records: VideoCallRecord[], now
   await insertChunked(recordings, (chunk) => tx.insert(videoRecordings).values(chunk));
 }
 
-export const videoCallImport: ImportType<typeof videoCallRecord> = {
+export const videoCallImport: ImportType<ReturnType<typeof videoCallRecord>> = {
   type: 'video_call',
   schema: videoCallRecord,
   write: writeCalls,

@@ -4,7 +4,7 @@ import { pageSize } from '../validation/list-input.js';
 import { keysetList, type Page } from '../db/keyset.js';
 import type { Tx } from '../db/client.js';
 import { conflict, notFound, validationFailed } from '../errors/app-error.js';
-import { notInFuture } from '../errors/zod-details.js';
+import { refuseFutureTime } from '../errors/zod-details.js';
 import { storableJsonObject, storableText } from '../validation/storable.js';
 import type { RequestContext } from '../runtime.js';
 import { callMove, callStatuses, participantRoles, recordingMove, recordingStatuses, type CallEvent, type CallStatus, type RecordingStatus } from './lifecycle.js';
@@ -41,8 +41,11 @@ export const videoFields = {
   url: storableText(z.url({ protocol: /^https?$/ }).max(2000)),
   first: z.number().int().min(1).max(200),
   after: z.string().max(512),
-  /** When a provider event happened (default now): a future time would bill minutes not yet connected. */
-  at: notInFuture(z.date()),
+  /**
+   * When a provider event happened (default now): a future time would bill minutes not yet
+   * connected, so eventTime refuses it against the request's clock.
+   */
+  at: z.date(),
 };
 
 const nullable = <S extends z.ZodType>(schema: S) => schema.nullish().transform((v) => v ?? null);
@@ -161,6 +164,13 @@ async function applyEvent(
   return updated;
 }
 
+/** A provider event's time: `at`, refused beyond the clock skew ahead of the clock, or now. */
+function eventTime(ctx: RequestContext, at: Date | undefined): Date {
+  const now = ctx.runtime.clock.now();
+  refuseFutureTime(now, 'at', at);
+  return at ?? now;
+}
+
 export const participantJoinedArgs = z.object({
   appId: z.uuid(),
   callId: videoFields.callId,
@@ -172,7 +182,7 @@ export const participantJoinedArgs = z.object({
 
 /** A join opens a new session; the provider participant must not be connected already (409). */
 export function recordParticipantJoined(ctx: RequestContext, args: z.output<typeof participantJoinedArgs>): Promise<VideoCallRow> {
-  const at = args.at ?? ctx.runtime.clock.now();
+  const at = eventTime(ctx, args.at);
   return applyEvent(ctx, args, 'participant_joined', at, async (tx) => {
     const [connected] = await tx
       .select({ id: videoParticipants.id })
@@ -200,7 +210,7 @@ export const participantLeftArgs = z.object({
 
 /** Closes the participant's connected session; one that already left is 409, an unknown one 404. */
 export function recordParticipantLeft(ctx: RequestContext, args: z.output<typeof participantLeftArgs>): Promise<VideoCallRow> {
-  const at = args.at ?? ctx.runtime.clock.now();
+  const at = eventTime(ctx, args.at);
   return applyEvent(ctx, args, 'participant_left', at, async (tx) => {
     const sessions = await tx
       .select({ id: videoParticipants.id, joinedAt: videoParticipants.joinedAt, leftAt: videoParticipants.leftAt })
@@ -225,7 +235,7 @@ export const callEndedArgs = z.object({ appId: z.uuid(), callId: videoFields.cal
 
 /** Ends the call; participants still connected leave at the same instant, so billing stops. */
 export function recordCallEnded(ctx: RequestContext, args: z.output<typeof callEndedArgs>): Promise<VideoCallRow> {
-  const at = args.at ?? ctx.runtime.clock.now();
+  const at = eventTime(ctx, args.at);
   return applyEvent(ctx, args, 'call_ended', at, async (tx) => {
     await tx
       .update(videoParticipants)
@@ -249,7 +259,7 @@ export const recordingStatusArgs = z.object({
  * replaced when given and kept otherwise; a failed recording has none.
  */
 export function recordRecordingStatus(ctx: RequestContext, args: z.output<typeof recordingStatusArgs>): Promise<VideoCallRow> {
-  const at = args.at ?? ctx.runtime.clock.now();
+  const at = eventTime(ctx, args.at);
   return applyEvent(ctx, args, 'recording_status', at, async (tx) => {
     const [existing] = await tx
       .select()

@@ -1,20 +1,17 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { rowsOf } from '../../src/db/raw.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 // On PostgreSQL the per-request revocation/quota lookup has a connection of its own
 // (Database.authDb, src/db/client.ts): planned once instead of on every request, and never
 // queued behind the pool's reads. Revocation stays strict (test/auth/lookup-batch.test.ts).
 const onPostgres = Boolean(process.env.DATABASE_URL);
-let server: TestServer;
-
-beforeAll(async () => {
-  if (onPostgres) server = await startTestServer({ DB_POOL_MAX: '2', DB_PREPARE: '1', RATE_LIMIT_MINUTE: '100000' });
-});
-afterAll(() => server?.close());
 
 describe.skipIf(!onPostgres)('the authentication lookup on PostgreSQL', () => {
+  // Inside the skipped describe: no server is started on PGlite.
+  const { server } = useServer({ overrides: { DB_POOL_MAX: '2', DB_PREPARE: '1', RATE_LIMIT_MINUTE: '100000' } });
+
   it('runs on its own connection with one generic plan, the pool planning each statement anew', async () => {
     const tenant = await server.tenant({ scopes: ['messages:read'] });
     for (let i = 0; i < 8; i++) {

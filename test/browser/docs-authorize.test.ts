@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { decodeJwt } from 'jose';
 import { chromium, type Browser, type Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 // Swagger UI's "Authorize" with client credentials, in a real headless browser: it posts to the
 // document's tokenUrl (the RFC 6749 endpoint), reads the token from the standard answer, and
@@ -23,22 +23,16 @@ const executablePath = findChromium();
 const skipReason = executablePath ? '' : ' [SKIPPED: no chromium binary found; install it with `apt-get install chromium` or set CHROMIUM_PATH]';
 if (!executablePath) console.warn(`test/browser/docs-authorize.test.ts:${skipReason}`);
 
-let server: TestServer;
-let tenant: Tenant;
 let browser: Browser;
 
-beforeAll(async () => {
-  if (!executablePath) return;
-  server = await startTestServer();
-  tenant = await server.tenant();
-  browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
 describe.skipIf(!executablePath)(`/docs Authorize in headless Chromium${skipReason}`, () => {
+  // Inside the skipped describe: no server or browser is started without chromium.
+  const { server, tenant } = useServer({ tenant: true });
+  beforeAll(async () => {
+    browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+  });
+  afterAll(() => browser?.close());
+
   it('client credentials through Swagger UI get a token from /oauth/token, and Try it out sends it', { timeout: 120_000 }, async () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     const problems: string[] = [];

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 // The two pages people open, in a real headless browser (Debian's chromium driven by
 // playwright-core): each must render and log no console error.
@@ -27,21 +27,7 @@ if (!executablePath) console.warn(`test/browser/pages.test.ts:${skipReason}`);
 const screenshotRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs', 'screenshots');
 const screenshots = process.env.UPDATE_SCREENSHOTS === '1' ? screenshotRoot : join(screenshotRoot, 'latest');
 
-let server: TestServer;
-let tenant: Tenant;
 let browser: Browser;
-
-beforeAll(async () => {
-  if (!executablePath) return;
-  server = await startTestServer();
-  tenant = await server.tenant();
-  browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
-  mkdirSync(screenshots, { recursive: true });
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
 
 /** A page that records console errors, uncaught exceptions and failed requests. */
 async function openPage(): Promise<{ page: Page; problems: string[] }> {
@@ -56,6 +42,14 @@ async function openPage(): Promise<{ page: Page; problems: string[] }> {
 }
 
 describe.skipIf(!executablePath)(`pages in headless Chromium${skipReason}`, () => {
+  // Inside the skipped describe: no server or browser is started without chromium.
+  const { server, tenant } = useServer({ tenant: true });
+  beforeAll(async () => {
+    browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+    mkdirSync(screenshots, { recursive: true });
+  });
+  afterAll(() => browser?.close());
+
   it('/docs renders every operation of the OpenAPI document, without console errors', async () => {
     const { page, problems } = await openPage();
     await page.goto(`${server.url}/docs`, { waitUntil: 'networkidle' });

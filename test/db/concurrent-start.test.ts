@@ -1,3 +1,4 @@
+// Starts its servers itself, not with useServer(): several instances at once on one database.
 import { describe, expect, it } from 'vitest';
 import { request } from '../helpers/http.js';
 import { createFreshDatabase, startTestServer } from '../helpers/server.js';

@@ -1,3 +1,4 @@
+// Starts its server itself, not with useServer(): on a private cluster started first, whose restart may fail its close.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from '../helpers/http.js';
 import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';

@@ -1,18 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { gql as gqlAnyAccept, graphQLResponseJson, request } from '../helpers/http.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { rawStream } from '../realtime/stream-helpers.js';
 
 // Refusals before execution answer 400 to this media type (200 to application/json).
 const gql = (url: string, token: string | undefined, query: string, variables?: Record<string, unknown>) => gqlAnyAccept(url, token, query, variables, graphQLResponseJson);
 
-let server: TestServer;
-
-beforeAll(async () => {
-  // A maximum of 500 and one request per 10 of cost: BIG (1211) is over it, MEDIUM (122) counts as 13 requests.
-  server = await startTestServer({ GRAPHQL_MAX_COMPLEXITY: '500', GRAPHQL_COST_PER_REQUEST: '10' });
-});
-afterAll(() => server.close());
+// A maximum of 500 and one request per 10 of cost: BIG (1211) is over it, MEDIUM (122) counts as 13 requests.
+const { server } = useServer({ overrides: { GRAPHQL_MAX_COMPLEXITY: '500', GRAPHQL_COST_PER_REQUEST: '10' } });
 
 const BIG = `query($app: UUID!) { scheduledCalls(appId: $app, first: 200) { nodes { id: callId status events { id: eventId eventType actorType } } } }`;
 const MEDIUM = `query($app: UUID!) { scheduledCalls(appId: $app, first: 20) { nodes { id: callId status events { id: eventId eventType actorType } } } }`;

@@ -1,14 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { gql, request } from '../helpers/http.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { rawStream } from '../realtime/stream-helpers.js';
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.close());
+const { server } = useServer();
 
 // 200 calls, each with its timeline: the connection's 200 rows (x10), nodes (x10), events (x3).
 const BIG = `query($app: UUID!) { scheduledCalls(appId: $app, first: 200) { nodes { id: callId status events { id: eventId eventType actorType } } } }`;
@@ -84,12 +79,8 @@ describe('query cost', () => {
 });
 
 describe('query cost of subscriptions', () => {
-  let cheap: TestServer;
-  beforeAll(async () => {
-    // One request per 2 of cost, so a small subscription counts as several.
-    cheap = await startTestServer({ GRAPHQL_COST_PER_REQUEST: '2' });
-  });
-  afterAll(() => cheap.close());
+  // One request per 2 of cost, so a small subscription counts as several.
+  const { server: cheap } = useServer({ overrides: { GRAPHQL_COST_PER_REQUEST: '2' } });
 
   it('a subscription over /graphql/stream is charged its cost once, when it starts', async () => {
     const tenant = await cheap.tenant({ rate: { minute: 100 } });

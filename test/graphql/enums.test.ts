@@ -1,20 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { buildSchema, getNamedType, isEnumType, isInputObjectType, isObjectType, type GraphQLNamedType } from 'graphql';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { campaignStatuses, campaignStatusFilters, directions, messageStatuses } from '../../src/analytics/filters.js';
 import { actorTypes, callStatuses, exceptionKinds, timelineEventTypes } from '../../src/scheduling/fields.js';
 import { callStatuses as videoCallStatuses, participantRoles, recordingStatuses } from '../../src/video/lifecycle.js';
 import { deliveryStatuses, subscriptionStatuses } from '../../src/webhooks/service.js';
 import { gql, request } from '../helpers/http.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
-let server: TestServer;
-let tenant: Tenant;
-beforeAll(async () => {
-  server = await startTestServer();
-  tenant = await server.tenant();
-});
-afterAll(() => server.close());
+const { server, tenant } = useServer({ tenant: true });
 
 const sdl = buildSchema(readFileSync(new URL('../../schema.graphql', import.meta.url), 'utf8'));
 

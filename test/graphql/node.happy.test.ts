@@ -1,18 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useServer } from '../helpers/use-server.js';
 import { listEveryNode, seedEveryNode, tenantGql, type Listed } from './node-fixtures.js';
 
-let server: TestServer;
-let tenant: Tenant;
+const { server, tenant } = useServer({ overrides: { WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_POLL_MS: '0' }, tenant: true });
 let listed: Listed[];
 
 beforeAll(async () => {
-  server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_POLL_MS: '0' });
-  tenant = await server.tenant();
   await seedEveryNode(server, tenant);
   listed = await listEveryNode(server, tenant);
 });
-afterAll(() => server.close());
 
 describe('global object identification', () => {
   it('node(id:) refetches every Node type with the fields its list gave', async () => {

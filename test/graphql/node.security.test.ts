@@ -1,22 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { gql } from '../helpers/http.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import type { Tenant } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { globalId, listEveryNode, seedEveryNode, type Listed } from './node-fixtures.js';
 
-let server: TestServer;
-let owner: Tenant;
+const { server, tenant: owner } = useServer({ overrides: { WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_POLL_MS: '0' }, tenant: true });
 let stranger: Tenant;
 let strangers: Listed[];
 
 beforeAll(async () => {
-  server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_POLL_MS: '0' });
-  owner = await server.tenant();
   stranger = await server.tenant();
   await seedEveryNode(server, stranger);
   strangers = await listEveryNode(server, stranger);
 });
-afterAll(() => server.close());
 
 const NODE = 'query($id: ID!) { node(id: $id) { __typename id } }';
 const node = (token: string, id: unknown) => gql(server.url, token, NODE, { id });

@@ -2,9 +2,10 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { gql as gqlAnyAccept, graphQLResponseJson, request } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { rawStream } from '../realtime/stream-helpers.js';
 
 // Refusals before execution answer 400 to this media type (200 to application/json).
@@ -21,11 +22,7 @@ writeFileSync(manifest, JSON.stringify({ [sha256(VIEWER)]: VIEWER, [sha256(EVENT
 const post = (server: TestServer, token: string, json: unknown) => request(`${server.url}/graphql`, { token, json, headers: graphQLResponseJson });
 
 describe('trusted documents, strict', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer({ GRAPHQL_TRUSTED_DOCUMENTS: manifest });
-  });
-  afterAll(() => server.close());
+  const { server } = useServer({ overrides: { GRAPHQL_TRUSTED_DOCUMENTS: manifest } });
 
   it('a known document runs by documentId, by persistedQuery hash and as its exact text', async () => {
     const tenant = await server.tenant();
@@ -91,11 +88,7 @@ describe('trusted documents, strict', () => {
 });
 
 describe('trusted documents, permissive', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer({ GRAPHQL_TRUSTED_DOCUMENTS: manifest, GRAPHQL_TRUSTED_DOCUMENTS_MODE: 'permissive' });
-  });
-  afterAll(() => server.close());
+  const { server } = useServer({ overrides: { GRAPHQL_TRUSTED_DOCUMENTS: manifest, GRAPHQL_TRUSTED_DOCUMENTS_MODE: 'permissive' } });
 
   it('ids resolve and any text still runs', async () => {
     const tenant = await server.tenant();

@@ -1,12 +1,15 @@
 import { afterAll, beforeAll } from 'vitest';
 import type { Config } from '../../src/config.js';
 import type { Logger } from '../../src/log.js';
+import type { Clock } from '../../src/time/clock.js';
 import { startTestServer, type Tenant, type TestServer } from './server.js';
 
 export interface UseServerOptions {
   /** Config values over the test defaults, as startTestServer takes them. */
   overrides?: Partial<Record<keyof Config, string>>;
   logger?: Logger;
+  /** The server's clock (fixedClock for a known "now"); the system clock by default. */
+  clock?: Clock;
   /** A tenant made once the server is up: `true` for every scope, or the scopes and rate to give it. */
   tenant?: true | Parameters<TestServer['tenant']>[0];
 }
@@ -26,7 +29,7 @@ export function useServer(options: UseServerOptions = {}): ServerContext {
   let server: TestServer | undefined;
   let tenant: Tenant | undefined;
   beforeAll(async () => {
-    server = await startTestServer(options.overrides, options.logger ? { logger: options.logger } : {});
+    server = await startTestServer(options.overrides, { ...(options.logger && { logger: options.logger }), ...(options.clock && { clock: options.clock }) });
     if (options.tenant) tenant = await server.tenant(options.tenant === true ? undefined : options.tenant);
   });
   afterAll(() => server?.close());

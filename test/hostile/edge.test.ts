@@ -1,9 +1,10 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { connect, type Socket } from 'node:net';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { webhookFairness } from '../../bench/webhook-fairness.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { futureDay } from '../scheduling/fixtures.js';
 import { produceEvents, rawStream, type RawStream } from '../realtime/stream-helpers.js';
 import { booking, schedulingTenant } from '../webhooks/fixtures.js';
@@ -17,16 +18,8 @@ const SCALE = Number(process.env.HOSTILE_SCALE ?? 1);
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
-const servers: TestServer[] = [];
-afterAll(async () => {
-  for (const s of servers) await s.close();
-});
-
-async function serve(config: Record<string, string>): Promise<TestServer> {
-  const server = await startTestServer({ METRICS: '1', ...config });
-  servers.push(server);
-  return server;
-}
+/** A server of the enclosing describe, with METRICS on and `config`. */
+const serve = (config: Record<string, string>) => useServer({ overrides: { METRICS: '1', ...config } }).server;
 
 async function metric(server: TestServer, name: string): Promise<number> {
   const text = await (await fetch(`${server.url}/metrics`)).text();
@@ -55,9 +48,9 @@ const until = async (what: () => boolean | Promise<boolean>, ms = 30_000) => {
 const FULL = 'subscription($appId: UUID!, $after: UUID) { scheduledCallEvents(appId: $appId, after: $after) { id: eventId eventType actorType actorId payload createdAt } }';
 
 describe('readers that never read while the app writes', () => {
+  const streams = 30 * SCALE;
+  const server = serve({ STREAMS_PER_CLIENT: String(streams), STREAMS_PER_APP: String(streams + 5), STREAM_QUEUE_EVENTS: '200', STREAM_QUEUE_BYTES: '262144' });
   it(`${30 * SCALE} paused streams, ${3000 * SCALE} events of 4 KB: closed for lag, bounded heap, the next stream past the cap is 429, /readyz healthy`, async () => {
-    const streams = 30 * SCALE;
-    const server = await serve({ STREAMS_PER_CLIENT: String(streams), STREAMS_PER_APP: String(streams + 5), STREAM_QUEUE_EVENTS: '200', STREAM_QUEUE_BYTES: '262144' });
     const { tenant, a } = await schedulingTenant(server);
     const callId = (await a.create(booking(futureDay(3, 10)))).body.data.call.id as string;
     await fetch(`${server.url}/metrics`);
@@ -98,8 +91,8 @@ describe('readers that never read while the app writes', () => {
 });
 
 describe('slow request bodies past the connection cap', () => {
+  const server = serve({ MAX_CONNECTIONS: '200', HEALTH_RESERVE_CONNECTIONS: '8', HEADERS_TIMEOUT_MS: '2000', REQUEST_TIMEOUT_MS: '3000' });
   it(`${300 * SCALE} sockets trickling bodies (cap 200): cut by the request timeout, /readyz answers throughout, no 5xx but the reserve's 503`, async () => {
-    const server = await serve({ MAX_CONNECTIONS: '200', HEALTH_RESERVE_CONNECTIONS: '8', HEADERS_TIMEOUT_MS: '2000', REQUEST_TIMEOUT_MS: '3000' });
     const { hostname, port } = new URL(server.url);
     const sockets: { socket: Socket; text: string }[] = [];
     const opened = performance.now();
@@ -141,8 +134,8 @@ describe('slow request bodies past the connection cap', () => {
 });
 
 describe('a tenant whose webhook receivers never answer', () => {
+  const server = serve({ WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_POLL_MS: '100', WEBHOOK_TIMEOUT_MS: '3000' });
   it("leaves another tenant's delivery latency within twice its idle value", async () => {
-    const server = await serve({ WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_POLL_MS: '100', WEBHOOK_TIMEOUT_MS: '3000' });
     const result = await webhookFairness(server, { deadSubscriptions: 20, rounds: 6 * SCALE, deadRate: 2 });
     report('dead receivers', { idle: result.idle, withDeadApp: result.withDeadApp, deadSends: result.deadSends });
     expect(result.withDeadApp.missing).toBe(0);

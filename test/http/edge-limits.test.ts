@@ -1,7 +1,7 @@
 import { connect, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 // The edge without a proxy: slow headers and slow bodies are cut by the request timeouts, and a
 // full listener still answers health checks from its reserve.
@@ -32,11 +32,7 @@ const trickle = (socket: Socket, byte: string, everyMs: number) => {
 };
 
 describe('request timeouts (HEADERS_TIMEOUT_MS=1000, REQUEST_TIMEOUT_MS=2000)', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer({ HEADERS_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '2000' });
-  });
-  afterAll(() => server.close());
+  const { server } = useServer({ overrides: { HEADERS_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '2000' } });
 
   it('headers trickled a line at a time: 408 in the envelope and closed, about a second after the first byte', async () => {
     const raw = await open(server.url, 'GET /healthz HTTP/1.1\r\nHost: x\r\n');
@@ -74,14 +70,11 @@ describe('request timeouts (HEADERS_TIMEOUT_MS=1000, REQUEST_TIMEOUT_MS=2000)', 
 });
 
 describe('the connection cap (MAX_CONNECTIONS=20, HEALTH_RESERVE_CONNECTIONS=3)', () => {
-  let server: TestServer;
+  const { server } = useServer({ overrides: { MAX_CONNECTIONS: '20', HEALTH_RESERVE_CONNECTIONS: '3' } });
   const held: Raw[] = [];
-  beforeAll(async () => {
-    server = await startTestServer({ MAX_CONNECTIONS: '20', HEALTH_RESERVE_CONNECTIONS: '3' });
-  });
-  afterAll(async () => {
+  // Runs before useServer's close (hooks after a test run in reverse order).
+  afterAll(() => {
     for (const raw of held) raw.socket.destroy();
-    await server.close();
   });
 
   it('full: /readyz and /healthz still answer from the reserve, the API is a 503, past the reserve a connection is closed unanswered', async () => {

@@ -1,3 +1,4 @@
+// Starts its servers itself, not with useServer(): one test times the server's close, each needs its own config.
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';

@@ -1,6 +1,5 @@
 import { request as httpRequest } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { useServer } from '../helpers/use-server.js';
 import { importRecords, message } from '../analytics/fixtures.js';
 
@@ -82,11 +81,7 @@ describe('REST responses on the wire', () => {
 });
 
 describe('REST responses with CORS_ORIGINS', () => {
-  let open: TestServer;
-  beforeAll(async () => {
-    open = await startTestServer({ CORS_ORIGINS: 'https://dash.example.com' });
-  });
-  afterAll(() => open.close());
+  const { server: open } = useServer({ overrides: { CORS_ORIGINS: 'https://dash.example.com' } });
 
   it("carry the CORS middleware's headers beside the route's own, for an allowed origin only", async () => {
     const owner = await open.tenant({ scopes: ['messages:read'], rate: { minute: 40 } });

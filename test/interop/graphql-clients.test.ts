@@ -2,8 +2,9 @@ import { ApolloClient as ApolloClient3, ApolloError, HttpLink as HttpLink3, InMe
 import { ApolloClient, CombinedGraphQLErrors, HttpLink, InMemoryCache, gql } from '@apollo/client';
 import { Client, fetchExchange } from '@urql/core';
 import { ClientError, GraphQLClient } from 'graphql-request';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Tenant } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 /**
  * The GraphQL clients people use, against the real server: each must hand the application the
@@ -63,15 +64,11 @@ const clients: Record<string, (url: string, token: string) => Run> = {
   },
 };
 
-let server: TestServer;
-let tenant: Tenant;
+const { server, tenant } = useServer({ tenant: true });
 let reader: Tenant;
 beforeAll(async () => {
-  server = await startTestServer();
-  tenant = await server.tenant();
   reader = await server.tenant({ scopes: ['messages:read'] });
 });
-afterAll(() => server?.close());
 
 const scheduledCall = 'query Call($app: UUID!, $id: UUID!) { scheduledCall(appId: $app, id: $id) { id: callId } }';
 const messages = 'query Messages($app: UUID!, $n: Int) { messages(appId: $app, first: $n) { limit } }';

@@ -1,21 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { request } from '../helpers/http.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 // Security review: CORS closed by default and configurable; no version, stack or
 // internals in any response.
-let closed: TestServer;
-let open: TestServer;
-let tenant: Tenant;
-beforeAll(async () => {
-  closed = await startTestServer();
-  open = await startTestServer({ CORS_ORIGINS: 'https://dash.example.com, https://admin.example.com' });
-  tenant = await closed.tenant();
-});
-afterAll(async () => {
-  await closed.close();
-  await open.close();
-});
+const { server: closed, tenant } = useServer({ tenant: true });
+const { server: open } = useServer({ overrides: { CORS_ORIGINS: 'https://dash.example.com, https://admin.example.com' } });
 
 const preflight = (server: TestServer, origin: string) =>
   fetch(`${server.url}/api/v1/analytics/${tenant.appId}/messages`, {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { scopes, type Scope } from '../../src/auth/scopes.js';
 import { signAccessToken } from '../../src/auth/tokens.js';
 import { requiredScope } from '../../src/graphql/field-scope.js';
@@ -8,15 +8,16 @@ import { restRoutes, videoHostRoutes } from '../../src/rest/routes.js';
 import { campaign, importRecords, template } from '../analytics/fixtures.js';
 import { gql, request } from '../helpers/http.js';
 import { catalogRecords } from '../sends/fixtures.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import type { Tenant } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 
 // Every REST path of both listeners and every GraphQL root field, tried with a token holding
 // exactly one scope (and one with none): `forbidden` without the scope the route table or the
 // scope-auth rule names, the route's own answer with it, and `forbidden` for an app outside the
 // token. REST answers it 403; GraphQL 200 with the code in errors[].extensions.code.
 
-let server: TestServer;
-let owner: Tenant;
+// Webhook receivers on this machine are allowed; no worker delivers to them.
+const { server, tenant: owner } = useServer({ overrides: { WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_POLL_MS: '0' }, tenant: true });
 let stranger: Tenant;
 /** A token per column: exactly one scope, or none at all. */
 const tokens = new Map<Scope | 'none', string>();
@@ -55,9 +56,6 @@ async function ownerGql(query: string, variables: Record<string, unknown> = {}) 
 }
 
 beforeAll(async () => {
-  // Webhook receivers on this machine are allowed; no worker delivers to them.
-  server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_POLL_MS: '0' });
-  owner = await server.tenant();
   stranger = await server.tenant();
   for (const scope of scopes) {
     tokens.set(scope, await (await server.client({ apps: [owner.appId], scopes: [scope] })).token());
@@ -102,9 +100,6 @@ beforeAll(async () => {
   if (inbound.status !== 200) throw new Error(`fixture failed: ${JSON.stringify(inbound.body)}`);
   f.sent = (await ownerGql(`mutation($app: UUID!, $m: JSON!) { sendMessage(appId: $app, message: $m) { message { id } } }`, { m: flowMessage() })).sendMessage.message.id;
 }, 60_000);
-afterAll(async () => {
-  await server?.close();
-});
 
 /** What a caller holding the scope gets: success, or a named refusal that is not about authorization. */
 type Outcome = { status: number; code?: string };

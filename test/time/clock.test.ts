@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/time/clock.js';
 import { request } from '../helpers/http.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { agent, api, everyDay, importRecords } from '../scheduling/fixtures.js';
 import { flowBody, inbound, newPhone, send } from '../sends/fixtures.js';
 
@@ -10,13 +10,7 @@ import { flowBody, inbound, newPhone, send } from '../sends/fixtures.js';
 const FIXED = '2021-03-04T05:06:07.890Z';
 const clock = fixedClock(FIXED);
 
-let server: TestServer;
-let tenant: Tenant;
-beforeAll(async () => {
-  server = await startTestServer({}, { clock });
-  tenant = await server.tenant();
-});
-afterAll(() => server.close());
+const { server, tenant } = useServer({ clock, tenant: true });
 beforeEach(() => clock.set(FIXED));
 
 const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as { iat: number; exp: number };

@@ -1,18 +1,15 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { useServer } from '../helpers/use-server.js';
 import { futureDay } from '../scheduling/fixtures.js';
 import { booking, deliveriesOf, schedulingTenant, startReceiver, subscribe, type Receiver } from './fixtures.js';
 
 // One tenant's receivers that never answer must not delay another tenant's webhooks: sends run
 // concurrently under limits per app and per endpoint, and a freed slot is filled at once.
 const TIMEOUT_MS = 4000;
-let live: TestServer;
-const receivers: Receiver[] = [];
-const servers: Server[] = [];
-beforeAll(async () => {
-  live = await startTestServer({
+const { server: live } = useServer({
+  overrides: {
     WEBHOOK_ALLOW_PRIVATE: '1',
     WEBHOOK_POLL_MS: '50',
     WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
@@ -20,10 +17,12 @@ beforeAll(async () => {
     WEBHOOK_CONCURRENCY: '8',
     WEBHOOK_APP_CONCURRENCY: '4',
     WEBHOOK_ENDPOINT_CONCURRENCY: '2',
-  });
+  },
 });
+const receivers: Receiver[] = [];
+const servers: Server[] = [];
+// Runs before useServer's close (hooks after a test run in reverse order).
 afterAll(async () => {
-  await live.close();
   await Promise.all(receivers.map((r) => r.close()));
   for (const s of servers) s.closeAllConnections(), s.close();
 });

@@ -2,10 +2,11 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { asc, eq } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, beforeEach, vi } from 'vitest';
+import { afterAll, beforeEach, vi } from 'vitest';
 import { webhookDeliveries } from '../../src/webhooks/tables.js';
 import { gql } from '../helpers/http.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
+import type { Tenant, TestServer } from '../helpers/server.js';
+import { useServer } from '../helpers/use-server.js';
 import { agent, api, everyDay, importRecords } from '../scheduling/fixtures.js';
 
 export interface Received {
@@ -119,17 +120,15 @@ export const secondsAfter = (at: Date, seconds: number) => new Date(at.getTime()
  * (the worker is global) never take its scripted responses.
  */
 export function webhookTestBed() {
-  const bed = {} as { server: TestServer; receiver: Receiver };
+  const { server } = useServer({ overrides: { WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_POLL_MS: '0' } });
+  const bed = { server } as { server: TestServer; receiver: Receiver };
   const receivers: Receiver[] = [];
-  beforeAll(async () => {
-    bed.server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_POLL_MS: '0' });
-  });
   beforeEach(async () => {
     bed.receiver = await startReceiver();
     receivers.push(bed.receiver);
   });
+  // Runs before useServer's close (hooks after a test run in reverse order).
   afterAll(async () => {
-    await bed.server.close();
     await Promise.all(receivers.map((r) => r.close()));
   });
   return bed;

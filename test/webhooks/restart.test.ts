@@ -1,3 +1,4 @@
+// Starts its servers itself, not with useServer(): each test stops a server and starts another on its storage.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
