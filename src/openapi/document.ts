@@ -20,6 +20,7 @@ import { prepareRoute, type RestRoute } from '../rest/adapter.js';
 import { createCallInput, updateCallInput } from '../scheduling/fields.js';
 import { flowMessageSchema, productListMessageSchema, templateMessageSchema } from '../sends/payloads.js';
 import { envelopes } from './envelopes.js';
+import { withIdempotencyKeys } from './idempotency.js';
 import { inputTypeSchema, nonNull, selectionSchema, type JsonSchema } from './graphql-schema.js';
 
 // OpenAPI 3.1 for the REST layer, generated from the same route definitions the server mounts
@@ -461,7 +462,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Record<string, un
   for (const route of options.videoRoutes) {
     add(openApiPath(route.path), route.method.toLowerCase(), routeOperation(schema, route, 'video', usedIds), { servers: videoServers });
   }
-  return {
+  return withIdempotencyKeys({
     openapi: '3.1.0',
     info: {
       title: 'Switchboard REST API',
@@ -480,5 +481,5 @@ export function buildOpenApiDocument(options: OpenApiOptions): Record<string, un
     security: [{ bearerAuth: [] }],
     paths,
     components: components(),
-  };
+  }, options.routes);
 }

@@ -8,6 +8,7 @@ import { loader, type RequestContext } from '../runtime.js';
 import type { AgentInput, exceptionInput, windowInput } from './fields.js';
 import { agents, availabilityExceptions, dndWindows, scheduledCalls, type AgentRow, type AvailabilityExceptionRow, type DndWindowRow } from './tables.js';
 import type { WeeklyHours } from './working-hours.js';
+import { writeTransaction } from '../db/idempotency.js';
 
 // Agents' calendars: the members who take calls, their weekly hours, exceptions and DND windows,
 // managed through GraphQL mutations.
@@ -86,7 +87,7 @@ export async function setWorkingHours(ctx: RequestContext, appId: string, agentI
  */
 export async function deleteAgent(ctx: RequestContext, appId: string, agentId: string): Promise<AgentRow> {
   try {
-    return await ctx.runtime.database.db.transaction(async (tx) => {
+    return await writeTransaction(ctx, async (tx) => {
       await lockAgents(tx, appId, [agentId]);
       const [agent] = await tx.select({ id: agents.id }).from(agents).where(liveAgent(appId, agentId)).for('update');
       if (!agent) throw notFound('Agent');
