@@ -52,18 +52,25 @@ export async function graphqlWithKey(c: HonoContext<HttpEnv>, schema: GraphQLSch
   const variables = params.variables !== null && typeof params.variables === 'object' ? (params.variables as Record<string, unknown>) : {};
   const appArg = only.arguments?.find((a) => a.name.value === 'appId')?.value;
   const appId = appArg?.kind === Kind.STRING ? appArg.value : appArg?.kind === Kind.VARIABLE ? variables[appArg.name.value] : undefined;
-  const scope = requiredScope(field);
+  const needed = requiredScope(field);
   const { auth } = ctx;
-  if (scope && !auth.scopes.has(scope)) return again();
+  if (needed && !auth.scopes.has(needed)) return again();
   if (field.args.some((a) => a.name === 'appId') && (typeof appId !== 'string' || !UUID_PATTERN.test(appId) || !auth.apps.has(appId.toLowerCase()))) return again();
   const fingerprint = requestHash({ method: 'POST', path: '/graphql', query: printed, variables, operationName: params.operationName ?? null });
-  return runWithKey(ctx, { appId: typeof appId === 'string' ? appId.toLowerCase() : '', clientId: auth.clientId, key }, fingerprint, again, {
-    succeeded: (status, body) => status === 200 && !hasErrors(body),
-    answerError: (error) => {
-      ctx.logger.error({ err: error }, 'error after a committed write');
-      return new Response(JSON.stringify(graphqlErrorBody(serverError())), { status: 500, headers: { 'content-type': 'application/json; charset=utf-8' } });
-    },
-  });
+  const scope = { appId: typeof appId === 'string' ? appId.toLowerCase() : '', clientId: auth.clientId, key };
+  try {
+    return await runWithKey(ctx, scope, fingerprint, again, {
+      succeeded: (status, body) => status === 200 && !hasErrors(body),
+      answerError: (error) => {
+        ctx.logger.error({ err: error }, 'error after a committed write');
+        return new Response(JSON.stringify(graphqlErrorBody(serverError())), { status: 500, headers: { 'content-type': 'application/json; charset=utf-8' } });
+      },
+    });
+  } catch (error) {
+    // A reused key (422) or one still in flight (409), in the listener's shape.
+    if (error instanceof AppError) return refused(error);
+    throw error;
+  }
 }
 
 function hasErrors(body: string): boolean {

@@ -15,7 +15,7 @@ export async function keyedTenant(server: TestServer, tenant?: Tenant) {
 
 export function keyedApi(server: TestServer, tenant: Pick<Tenant, 'appId' | 'accessToken'>) {
   const a = api(server, tenant);
-  const headers = (key: string | undefined) => (key === undefined ? {} : { 'Idempotency-Key': key });
+  const headers = (key: string | undefined): Record<string, string> => (key === undefined ? {} : { 'Idempotency-Key': key });
   return {
     a,
     create: (json: unknown, key?: string, token = tenant.accessToken) => request(`${a.base}/scheduled-calls`, { method: 'POST', token, json, headers: headers(key) }),
