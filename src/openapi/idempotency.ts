@@ -59,7 +59,8 @@ export function withIdempotencyKeys<T extends Json>(document: T, routes: readonl
     const operation = paths[openApiPath(route.path)]?.[route.method.toLowerCase()];
     if (!operation) continue;
     const parameters = ((operation.parameters as Json[] | undefined) ?? []).filter((p) => !(p.in === 'header' && p.name === KEY_HEADER));
-    operation.parameters = [...parameters, { $ref: `#/components/parameters/${KEY_HEADER}` }];
+    // Inline, not a $ref: readers (and generators) find the header by its name on the operation.
+    operation.parameters = [...parameters, keyParameter];
     const responses = operation.responses as Record<string, Json>;
     for (const [status, response] of Object.entries(responses)) {
       if (status.startsWith('2')) response.headers = { ...(response.headers as Json), [REPLAYED_HEADER]: { $ref: `#/components/headers/${REPLAYED_HEADER}` } };
@@ -70,7 +71,6 @@ export function withIdempotencyKeys<T extends Json>(document: T, routes: readonl
     operation.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
   }
   const components = document.components as Json;
-  components.parameters = { ...(components.parameters as Json), [KEY_HEADER]: keyParameter };
   components.headers = { ...(components.headers as Json), [REPLAYED_HEADER]: replayedHeader };
   return document;
 }

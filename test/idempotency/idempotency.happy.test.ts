@@ -130,3 +130,22 @@ describe('a replay carries the first answer as it was, meta.timestamp included',
     expect(fresh.body.meta.timestamp).not.toBe(first.body.meta.timestamp);
   });
 });
+
+describe('OpenAPI states Idempotency-Key on every write', () => {
+  it('each REST write operation takes the header and its success answers may be replayed', async () => {
+    const doc = (await request(`${server.url}/api/v1/openapi.json`)).body;
+    const writes = Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, item]) =>
+      ['post', 'patch', 'delete'].filter((m) => item[m]).map((m) => ({ path, method: m, op: item[m] })),
+    );
+    const keyed = writes.filter(({ op }) => (op.parameters ?? []).some((p: any) => p.name === 'Idempotency-Key' && p.in === 'header'));
+    // Every write but the token endpoint and the campaign search (a read sent as POST).
+    expect(writes.filter((w) => !keyed.includes(w)).map((w) => `${w.method} ${w.path}`).sort()).toEqual(['post /analytics/{appId}/campaigns/search', 'post /oauth/token']);
+    for (const { op } of keyed) {
+      const success = Object.entries(op.responses as Record<string, any>).filter(([status]) => status.startsWith('2'));
+      for (const [, response] of success) expect(response.headers['Idempotent-Replayed']).toEqual({ $ref: '#/components/headers/Idempotent-Replayed' });
+      expect(op.responses['422'].content['application/json'].schema.allOf[1].properties.error.properties.type.enum).toContain('idempotency_key_reused');
+      expect(op.responses['409'].content['application/json'].schema.allOf[1].properties.error.properties.type.enum).toContain('conflict');
+    }
+    expect(keyed.map((w) => `${w.method} ${w.path}`)).toContain('post /video/{appId}/scheduled-calls');
+  });
+});
