@@ -187,7 +187,7 @@ export function createMainApp(runtime: Runtime, schema: GraphQLSchema, routes: r
       cors({
         origin: origins.includes('*') ? '*' : origins,
         allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'],
-        exposeHeaders: ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-RateLimit-Window', 'Retry-After'],
+        exposeHeaders: ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-RateLimit-Window', 'Retry-After', 'Idempotent-Replayed'],
         maxAge: 600,
       }),
     );
