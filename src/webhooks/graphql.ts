@@ -129,7 +129,7 @@ builder.mutationField('setWebhookSubscriptionStatus', (t) =>
       id: t.arg({ type: 'UUID', required: true, description: 'The id.' }),
       active: t.arg.boolean({ required: true, description: 'true: active; false: disabled.' }),
     },
-    resolve: (_root, args, ctx) => setSubscriptionStatus(ctx.runtime.database.db, args.appId, args.id, args.active ? 'active' : 'disabled', ctx.runtime.clock.now()),
+    resolve: (_root, args, ctx) => setSubscriptionStatus(ctx.runtime.database.db, args.appId, args.id, args.active ? 'active' : 'disabled', ctx.runtime.clock.now(), ctx.idempotency),
   }),
 );
 
@@ -139,7 +139,7 @@ builder.mutationField('deleteWebhookSubscription', (t) =>
     description: 'Deletes a subscription and its deliveries (pending ones are not sent). Scope: webhooks:write.',
     authScopes: (_root, args) => manage(args.appId),
     args: { appId: t.arg({ type: 'UUID', required: true, description: "The app (UUID); must be in the token's apps." }), id: t.arg({ type: 'UUID', required: true, description: 'The id.' }) },
-    resolve: (_root, args, ctx) => deleteSubscription(ctx.runtime.database.db, args.appId, args.id),
+    resolve: (_root, args, ctx) => deleteSubscription(ctx.runtime.database.db, args.appId, args.id, ctx.idempotency),
   }),
 );
 

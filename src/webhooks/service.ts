@@ -99,10 +99,12 @@ export const listSubscriptions = (db: Db, appId: string) =>
 const subscriptionOf = (appId: string, id: string) => and(eq(webhookSubscriptions.appId, appId), eq(webhookSubscriptions.id, id));
 
 /** Deletes a subscription and, with it, its deliveries (pending ones are never sent). */
-export async function deleteSubscription(db: Db, appId: string, id: string): Promise<WebhookSubscriptionRow> {
-  const [row] = await db.delete(webhookSubscriptions).where(subscriptionOf(appId, id)).returning();
-  if (!row) throw notFound('Webhook subscription');
-  return row;
+export async function deleteSubscription(db: Db, appId: string, id: string, idempotency?: KeyClaim): Promise<WebhookSubscriptionRow> {
+  return keyedTransaction(db, idempotency, async (tx) => {
+    const [row] = await tx.delete(webhookSubscriptions).where(subscriptionOf(appId, id)).returning();
+    if (!row) throw notFound('Webhook subscription');
+    return row;
+  });
 }
 
 /**
@@ -110,8 +112,8 @@ export async function deleteSubscription(db: Db, appId: string, id: string): Pro
  * gets no new deliveries and its pending ones wait, unsent (the worker skips them), until it is
  * enabled again.
  */
-export async function setSubscriptionStatus(db: Db, appId: string, id: string, status: 'active' | 'disabled', now: Date) {
-  const row = await changeSubscriptionStatus(db, { appId, id }, { status, disabledReason: status === 'disabled' ? 'disabled by the app' : null }, now);
+export async function setSubscriptionStatus(db: Db, appId: string, id: string, status: 'active' | 'disabled', now: Date, idempotency?: KeyClaim) {
+  const row = await changeSubscriptionStatus(db, { appId, id }, { status, disabledReason: status === 'disabled' ? 'disabled by the app' : null }, now, idempotency);
   if (!row) throw notFound('Webhook subscription');
   return row;
 }
@@ -126,8 +128,9 @@ export async function changeSubscriptionStatus(
   target: { appId: string; id: string },
   change: { status: 'active' | 'disabled'; disabledReason: string | null },
   now: Date,
+  idempotency?: KeyClaim,
 ): Promise<WebhookSubscriptionRow | undefined> {
-  return db.transaction(async (tx) => {
+  return keyedTransaction(db, idempotency, async (tx) => {
     const [before] = await tx
       .select({ status: webhookSubscriptions.status })
       .from(webhookSubscriptions)
