@@ -35,7 +35,15 @@ export async function graphqlWithKey(c: HonoContext<HttpEnv>, schema: GraphQLSch
   let printed: string;
   try {
     params = JSON.parse(text) as typeof params;
-    if (typeof params.query !== 'string') return again();
+  } catch {
+    return again(); // yoga answers what is wrong with it
+  }
+  // A trusted document sent by id alone: its text (the request's fingerprint) is not known here,
+  // and running it unkeyed would leave the client believing it protected.
+  if (params === null || typeof params !== 'object' || typeof params.query !== 'string') {
+    return refused(refuse(`${KEY_HEADER} needs the operation's text in \`query\` (not a trusted document id alone)`));
+  }
+  try {
     const document = parse(params.query);
     const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
     operation = typeof params.operationName === 'string' ? operations.find((o) => o.name?.value === params.operationName) : operations.length === 1 ? operations[0] : undefined;

@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { pruneExpiredKeys } from '../../src/db/idempotency.js';
 import { idempotencyKeys } from '../../src/db/tables.js';
-import { expectErrorEnvelope, gql } from '../helpers/http.js';
+import { expectErrorEnvelope, gql, request } from '../helpers/http.js';
 import { useServer } from '../helpers/use-server.js';
 import { booking, futureDay, keyedTenant, keysOf } from './fixtures.js';
 
@@ -105,6 +105,10 @@ describe('Idempotency-Key on GraphQL: one mutation field per request', () => {
     const query = await gql(server.url, token, '{ viewer { clientId } }', {}, { 'Idempotency-Key': 'g-3' });
     expect(query.status).toBe(400);
     expect(query.body.errors?.[0]?.extensions?.details[0].field).toBe('Idempotency-Key');
+    // A document sent by id alone cannot be fingerprinted: refused rather than run unprotected.
+    const byId = await request(`${server.url}/graphql`, { token, json: { documentId: 'sha256:abc', variables: { appId } }, headers: { 'Idempotency-Key': 'g-4' } });
+    expect(byId.status).toBe(400);
+    expect(byId.body.errors?.[0]?.extensions?.details?.[0]?.field).toBe('Idempotency-Key');
     const bad = await gql(server.url, token, BOOK, { appId, input: booking(futureDay(47, 14)) }, { 'Idempotency-Key': 'x'.repeat(256) });
     expect(bad.status).toBe(400);
     expect(bad.body.errors?.[0]?.extensions?.details[0]).toEqual({ field: 'Idempotency-Key', code: 'invalid_format', message: 'must be 1 to 255 visible ASCII characters' });
