@@ -110,6 +110,8 @@ const envSchema = z.object({
   // Requests one client may have in flight at once, REST, GraphQL and the video host together
   // (streams excepted): one client's heavy operations queue behind its own, not other tenants'.
   CLIENT_MAX_CONCURRENT: z.coerce.number().int().min(1).max(10_000).default(16),
+  // The largest answer kept for Idempotency-Key replays; a larger one is answered but not kept.
+  IDEMPOTENCY_MAX_ANSWER_BYTES: z.coerce.number().int().min(256).max(16 * 1024 * 1024).default(64 * 1024),
   // An operation still resolving after this long stops at its next resolver (503).
   OPERATION_TIMEOUT_MS: ms(100, HOUR_MS, 15_000),
   SHUTDOWN_GRACE_MS: ms(0, HOUR_MS, 10000),

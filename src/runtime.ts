@@ -3,6 +3,7 @@ import type { SigningKeys } from './auth/keys.js';
 import type { AuthContext, TokenSettings } from './auth/tokens.js';
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
+import type { KeyClaim } from './db/idempotency.js';
 import type { Logger } from './log.js';
 import type { TimelineBus } from './realtime/timeline-bus.js';
 import type { Clock } from './time/clock.js';
@@ -61,6 +62,8 @@ export interface RequestContext {
   rateLimit: { clientId: string; quota: ClientQuota; status: RateStatus } | undefined;
   /** The operation's cost once query-cost.ts has measured and checked it: the complexity plugin need not again. */
   queryCost: number | undefined;
+  /** The Idempotency-Key this write request holds; its write transaction marks it applied (writeTransaction). */
+  idempotency: KeyClaim | undefined;
 }
 
 /**
@@ -84,6 +87,7 @@ export function createRequestContext(runtime: Runtime, requestId: string): Reque
     responseHeadersWritten: false,
     rateLimit: undefined,
     queryCost: undefined,
+    idempotency: undefined,
     get logger() {
       return (logger ??= runtime.logger.child({ requestId }));
     },

@@ -17,6 +17,8 @@ export const errorStatus = {
   unprocessable: 422,
   outside_service_window: 422,
   no_matching_products: 422,
+  // The same Idempotency-Key with another request (the IETF Idempotency-Key draft's 422).
+  idempotency_key_reused: 422,
   rate_limit_exceeded: 429,
   server_error: 500,
   service_unavailable: 503,

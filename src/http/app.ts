@@ -18,6 +18,7 @@ import { clientConcurrency } from './client-concurrency.js';
 import { mountDocs } from './docs.js';
 import { mountStandardOAuth } from './oauth.js';
 import { createGraphQLServer } from './graphql.js';
+import { graphqlWithKey } from './graphql-idempotency.js';
 import type { HttpEnv } from '../web/hono-env.js';
 
 /** Request id, context and access log: the first middleware of both listeners. */
@@ -197,7 +198,7 @@ export function createMainApp(runtime: Runtime, schema: GraphQLSchema, routes: r
       cors({
         origin: origins.includes('*') ? '*' : origins,
         allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'],
-        exposeHeaders: ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-RateLimit-Window', 'Retry-After'],
+        exposeHeaders: ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-RateLimit-Window', 'Retry-After', 'Idempotent-Replayed'],
         maxAge: 600,
       }),
     );
@@ -214,7 +215,7 @@ export function createMainApp(runtime: Runtime, schema: GraphQLSchema, routes: r
   // JSON of its query parameters.
   const graphqlAuth = requireAuth(runtime, graphqlShape, 'graphql');
   const execute = async (c: import('hono').Context<HttpEnv>) => {
-    const response = await yoga.fetch(c.req.raw, c.get('requestContext'));
+    const response = await graphqlWithKey(c, schema, async (request) => yoga.fetch(request, c.get('requestContext')), (error) => graphqlShape(error, c));
     // yoga answers a POST body it has no parser for (text/plain, say) with a bare 415: give it the
     // envelope every other refusal has.
     if (response.status === 415) return graphqlShape(new AppError('unsupported_media_type', 'Send the operation as JSON: Content-Type: application/json'), c);

@@ -21,6 +21,7 @@ import { instantJsonSchema } from '../time/instant-input.js';
 import { createCallInput, updateCallInput } from '../scheduling/fields.js';
 import { flowMessageSchema, productListMessageSchema, templateMessageSchema } from '../sends/payloads.js';
 import { envelopes } from './envelopes.js';
+import { withIdempotencyKeys } from './idempotency.js';
 import { addStandardOAuth, STANDARD_TOKEN_URL } from './oauth.js';
 import { checkRefinements } from './refinements.js';
 import { webhookSchemas, webhooksSection } from './webhooks.js';
@@ -473,7 +474,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Record<string, un
     add(openApiPath(route.path), route.method.toLowerCase(), routeOperation(schema, route, 'video', usedIds), { servers: videoServers });
   }
   addStandardOAuth(paths, options.publicUrl);
-  return {
+  return withIdempotencyKeys({
     openapi: '3.1.0',
     info: {
       title: 'Switchboard REST API',
@@ -494,5 +495,5 @@ export function buildOpenApiDocument(options: OpenApiOptions): Record<string, un
     paths,
     webhooks: webhooksSection(),
     components: components(),
-  };
+  }, options.routes);
 }

@@ -21,6 +21,7 @@ import { errorResponse, serverError, timestamp } from '../errors/envelope.js';
 import type { HttpEnv } from '../web/hono-env.js';
 import type { RequestContext } from '../runtime.js';
 import type { Clock } from '../time/clock.js';
+import { keyedRoute } from './idempotency.js';
 import { coerceVariables, variableSlots, variableValues, type VariableSlot } from '../graphql/variables.js';
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -162,7 +163,9 @@ export function mountRoutes(app: Hono<HttpEnv>, schema: GraphQLSchema, routes: r
   const methodsByPath = new Map<string, string[]>();
   for (const route of routes) {
     const prepared = prepareRoute(schema, route);
-    app.on(route.method, route.path, guard, (c) => runRoute(c, schema, prepared));
+    // A route backed by a mutation is a write: it takes an Idempotency-Key (idempotency.ts).
+    const keyed = prepared.operation.operation === 'mutation' ? { scope: prepared.scope, errorType: prepared.rootErrorType } : undefined;
+    app.on(route.method, route.path, guard, (c) => (keyed ? keyedRoute(c, keyed, () => runRoute(c, schema, prepared)) : runRoute(c, schema, prepared)));
     methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
   }
   // Registered after every method's handler: a known path with another method is a 405.

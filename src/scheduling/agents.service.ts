@@ -8,6 +8,7 @@ import { loader, type RequestContext } from '../runtime.js';
 import type { AgentInput, exceptionInput, windowInput, WindowRange } from './fields.js';
 import { agents, availabilityExceptions, dndWindows, scheduledCalls, type AgentRow, type AvailabilityExceptionRow, type DndWindowRow } from './tables.js';
 import type { WeeklyHours } from './working-hours.js';
+import { writeTransaction } from '../db/idempotency.js';
 
 // Agents' calendars: the members who take calls, their weekly hours, exceptions and DND windows,
 // managed through GraphQL mutations.
@@ -60,23 +61,28 @@ export async function getAgent(ctx: RequestContext, appId: string, agentId: stri
 export async function saveAgent(ctx: RequestContext, appId: string, input: AgentInput): Promise<AgentRow> {
   const now = ctx.runtime.clock.now();
   const values = { appId, name: input.name, timezone: input.timezone, workingHours: input.workingHours, updatedAt: now };
-  const [row] = await ctx.runtime.database.db
-    .insert(agents)
-    .values({ ...values, ...(input.id ? { id: input.id } : {}), createdAt: now })
-    // Saving the id of a deleted agent brings it back (its calls on record name it still).
-    .onConflictDoUpdate({ target: [agents.appId, agents.id], set: { ...values, deletedAt: null } })
-    .returning();
+  const [row] = await writeTransaction(ctx, (tx) =>
+    tx
+      .insert(agents)
+      .values({ ...values, ...(input.id ? { id: input.id } : {}), createdAt: now })
+      // Saving the id of a deleted agent brings it back (its calls on record name it still).
+      .onConflictDoUpdate({ target: [agents.appId, agents.id], set: { ...values, deletedAt: null } })
+      .returning(),
+  );
   return row!;
 }
 
 export async function setWorkingHours(ctx: RequestContext, appId: string, agentId: string, hours: WeeklyHours): Promise<AgentRow> {
-  const [row] = await ctx.runtime.database.db
-    .update(agents)
-    .set({ workingHours: hours, updatedAt: ctx.runtime.clock.now() })
-    .where(liveAgent(appId, agentId))
-    .returning();
-  if (!row) throw notFound('Agent');
-  return row;
+  return writeTransaction(ctx, async (tx) => {
+    const [row] = await tx
+      .update(agents)
+      .set({ workingHours: hours, updatedAt: ctx.runtime.clock.now() })
+      .where(liveAgent(appId, agentId))
+      .returning();
+    // Thrown inside the transaction: a miss leaves an Idempotency-Key unapplied (nothing stored).
+    if (!row) throw notFound('Agent');
+    return row;
+  });
 }
 
 /**
@@ -86,7 +92,7 @@ export async function setWorkingHours(ctx: RequestContext, appId: string, agentI
  */
 export async function deleteAgent(ctx: RequestContext, appId: string, agentId: string): Promise<AgentRow> {
   try {
-    return await ctx.runtime.database.db.transaction(async (tx) => {
+    return await writeTransaction(ctx, async (tx) => {
       await lockAgents(tx, appId, [agentId]);
       const [agent] = await tx.select({ id: agents.id }).from(agents).where(liveAgent(appId, agentId)).for('update');
       if (!agent) throw notFound('Agent');
@@ -124,38 +130,44 @@ export async function addAvailabilityException(
   appId: string,
   input: z.output<typeof exceptionInput>,
 ): Promise<AvailabilityExceptionRow> {
-  const db = ctx.runtime.database.db;
-  await requireAgent(db, appId, input.agentId);
-  const [row] = await db
-    .insert(availabilityExceptions)
-    .values({ appId, agentId: input.agentId, kind: input.kind, startAt: input.startUtc, endAt: input.endUtc })
-    .returning();
+  await requireAgent(ctx.runtime.database.db, appId, input.agentId);
+  const [row] = await writeTransaction(ctx, (tx) =>
+    tx
+      .insert(availabilityExceptions)
+      .values({ appId, agentId: input.agentId, kind: input.kind, startAt: input.startUtc, endAt: input.endUtc })
+      .returning(),
+  );
   return row!;
 }
 
 export async function removeAvailabilityException(ctx: RequestContext, appId: string, id: string): Promise<AvailabilityExceptionRow> {
-  const [row] = await ctx.runtime.database.db
-    .delete(availabilityExceptions)
-    .where(and(eq(availabilityExceptions.appId, appId), eq(availabilityExceptions.id, id)))
-    .returning();
-  if (!row) throw notFound('Availability exception');
-  return row;
+  return writeTransaction(ctx, async (tx) => {
+    const [row] = await tx
+      .delete(availabilityExceptions)
+      .where(and(eq(availabilityExceptions.appId, appId), eq(availabilityExceptions.id, id)))
+      .returning();
+    if (!row) throw notFound('Availability exception');
+    return row;
+  });
 }
 
 export async function addDndWindow(ctx: RequestContext, appId: string, input: z.output<typeof windowInput>): Promise<DndWindowRow> {
-  const db = ctx.runtime.database.db;
-  await requireAgent(db, appId, input.agentId);
-  const [row] = await db.insert(dndWindows).values({ appId, agentId: input.agentId, startAt: input.startUtc, endAt: input.endUtc }).returning();
+  await requireAgent(ctx.runtime.database.db, appId, input.agentId);
+  const [row] = await writeTransaction(ctx, (tx) =>
+    tx.insert(dndWindows).values({ appId, agentId: input.agentId, startAt: input.startUtc, endAt: input.endUtc }).returning(),
+  );
   return row!;
 }
 
 export async function removeDndWindow(ctx: RequestContext, appId: string, id: string): Promise<DndWindowRow> {
-  const [row] = await ctx.runtime.database.db
-    .delete(dndWindows)
-    .where(and(eq(dndWindows.appId, appId), eq(dndWindows.id, id)))
-    .returning();
-  if (!row) throw notFound('Do-not-disturb window');
-  return row;
+  return writeTransaction(ctx, async (tx) => {
+    const [row] = await tx
+      .delete(dndWindows)
+      .where(and(eq(dndWindows.appId, appId), eq(dndWindows.id, id)))
+      .returning();
+    if (!row) throw notFound('Do-not-disturb window');
+    return row;
+  });
 }
 
 

@@ -11,6 +11,7 @@ import { editableFields, finalStatuses, type CallListArgs, type CreateCallInput,
 import { isSlotAvailable, type AgentCalendar } from './slots.js';
 import { scheduledCalls, type ScheduledCallRow } from './tables.js';
 import { actorOf, appendEvents, cancelPendingReminders, planReminders, type NewEvent } from './timeline.js';
+import { writeTransaction } from '../db/idempotency.js';
 
 const MINUTE_MS = 60_000;
 const invalid = (field: string, message: string) => validationFailed([{ field, code: 'invalid_value', message }], 'invalid_request');
@@ -95,7 +96,7 @@ export async function createScheduledCall(ctx: RequestContext, appId: string, in
   assertFuture(input.scheduledAtUtc, now);
   const startMs = input.scheduledAtUtc.getTime();
   const endMs = startMs + input.durationMinutes * MINUTE_MS;
-  return ctx.runtime.database.db.transaction(async (tx) => {
+  return writeTransaction(ctx, async (tx) => {
     const [app] = await tx.select({ timezone: apps.timezone }).from(apps).where(eq(apps.id, appId)).limit(1);
     if (!app) throw notFound('App');
     let candidates: string[];
@@ -181,7 +182,7 @@ export async function updateScheduledCall(ctx: RequestContext, appId: string, id
     throw new AppError('invalid_request', `No editable field: send at least one of ${editableFields.join(', ')}`);
   }
   const now = ctx.runtime.clock.now();
-  return ctx.runtime.database.db.transaction(async (tx) => {
+  return writeTransaction(ctx, async (tx) => {
     const call = await lockCall(tx, appId, id);
     if (isFinal(call.status)) throw finalConflict(call);
     const startAt = input.scheduledAtUtc ?? call.scheduledAt;
@@ -241,7 +242,7 @@ export async function updateScheduledCall(ctx: RequestContext, appId: string, id
  */
 export async function cancelScheduledCall(ctx: RequestContext, appId: string, id: string, reason: string | undefined): Promise<ScheduledCallRow> {
   const now = ctx.runtime.clock.now();
-  return ctx.runtime.database.db.transaction(async (tx) => {
+  return writeTransaction(ctx, async (tx) => {
     const call = await lockCall(tx, appId, id);
     if (call.status === 'cancelled') return call;
     if (isFinal(call.status)) throw finalConflict(call);
@@ -268,7 +269,7 @@ export async function recordCallOutcome(
   reason: string | undefined,
 ): Promise<ScheduledCallRow> {
   const now = ctx.runtime.clock.now();
-  return ctx.runtime.database.db.transaction(async (tx) => {
+  return writeTransaction(ctx, async (tx) => {
     const call = await lockCall(tx, appId, id);
     if (isFinal(call.status)) throw finalConflict(call);
     if (call.scheduledAt > now) throw conflict(`The call starts at ${call.scheduledAt.toISOString()}: its outcome can be recorded once it has started`);

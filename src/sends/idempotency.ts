@@ -1,33 +1,17 @@
-import { createHash } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client.js';
-import { conflict } from '../errors/app-error.js';
+import { KEY_RETENTION_MS, STALE_CLAIM_MS } from '../db/idempotency.js';
+import { AppError, conflict } from '../errors/app-error.js';
 import { sendIdempotencyKeys } from './tables.js';
 
-// Idempotency keys as Stripe treats them, so a client may retry a send safely: a key is kept
-// 24 h; the first response is stored and replayed for the same body; a different body is 409; a
+// The send mutations' own idempotencyKey argument, on the rules of every write's key
+// (db/idempotency.ts): a key is kept 24 h; the first response is stored and replayed for the same
+// body; a different body is 422 idempotency_key_reused; a
 // request still in flight with the key is 409; nothing is stored when the request fails (validation, window, conflict), so the
 // corrected request may reuse the key. A claim whose request died (process killed mid-send)
 // goes stale after 5 minutes and may be taken over by the same body.
 
-export const KEY_RETENTION_MS = 24 * 3_600_000;
-export const STALE_CLAIM_MS = 5 * 60_000;
-
-/** Canonical JSON (object keys sorted, recursively) hashed: key order never changes the hash. */
-export function requestHash(value: unknown): string {
-  return createHash('sha256').update(canonicalJson(value)).digest('hex');
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
+export { KEY_RETENTION_MS, requestHash, STALE_CLAIM_MS } from '../db/idempotency.js';
 
 export interface Claim {
   appId: string;
@@ -67,7 +51,7 @@ export async function claimKey(
     .where(and(eq(sendIdempotencyKeys.appId, appId), eq(sendIdempotencyKeys.key, key)))
     .limit(1);
   if (!existing) return claimKey(db, appId, key, hash, now); // released between the two statements
-  if (existing.requestHash !== hash) throw conflict('This Idempotency-Key was already used with a different request body');
+  if (existing.requestHash !== hash) throw new AppError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request body');
   if (existing.state !== 'completed') throw conflict('A request with this Idempotency-Key is still in progress; retry later');
   return { replay: existing.response };
 }

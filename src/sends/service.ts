@@ -13,6 +13,7 @@ import { approvedTemplate } from './kinds/template.js';
 import type { SendMessage } from './payloads.js';
 import { ProviderRejectedError, sendProviderOf } from './provider.js';
 import { sendDetails, type SendDetailsRow } from './tables.js';
+import { writeTransaction } from '../db/idempotency.js';
 
 // One service for every kind of send, REST and GraphQL alike: the window, the stored rows, the
 // provider and the Idempotency-Key. What one kind needs of its own is in kinds/.
@@ -64,7 +65,7 @@ export async function sendMessage(ctx: RequestContext, appId: string, payload: S
     claim = claimed.claim;
   }
   try {
-    const message = await db.transaction(async (tx) => {
+    const message = await writeTransaction(ctx, async (tx) => {
       const sent = await send(ctx, tx, appId, payload);
       if (claim) await completeClaim(tx, claim, sent);
       return sent;
@@ -198,7 +199,7 @@ export interface InboundResult {
 }
 
 export function ingestInboundEvent(ctx: RequestContext, appId: string, event: InboundEvent): Promise<InboundResult> {
-  return ctx.runtime.database.db.transaction((tx) => {
+  return writeTransaction(ctx, (tx) => {
     const now = ctx.runtime.clock.now();
     return event.type === 'message' ? ingestMessage(tx, appId, event, now) : ingestStatus(tx, appId, event, now);
   });

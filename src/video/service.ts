@@ -10,6 +10,7 @@ import type { RequestContext } from '../runtime.js';
 import { callMove, callStatuses, participantRoles, recordingMove, recordingStatuses, type CallEvent, type CallStatus, type RecordingStatus } from './lifecycle.js';
 import { forgetVideoCall, type CallKey } from './loaders.js';
 import { videoCalls, videoParticipants, videoRecordings, type VideoCallRow } from './tables.js';
+import { writeTransaction } from '../db/idempotency.js';
 
 const list = keysetList({ name: 'video_calls', table: videoCalls, appId: videoCalls.appId, at: videoCalls.createdAt, id: videoCalls.id });
 const text = (max: number) => storableText(z.string().min(1).max(max));
@@ -121,7 +122,7 @@ export async function listVideoCalls(ctx: RequestContext, args: z.output<typeof 
 
 export async function createVideoCall(ctx: RequestContext, appId: string, input: CreateVideoCallInput): Promise<VideoCallRow> {
   const now = ctx.runtime.clock.now();
-  return ctx.runtime.database.db.transaction(async (tx) => {
+  return writeTransaction(ctx, async (tx) => {
     const [row] = await tx
       .insert(videoCalls)
       .values({ appId, status: 'created', ...callColumns(input), createdAt: now, updatedAt: now })
@@ -142,7 +143,7 @@ async function applyEvent(
   at: Date,
   apply: (tx: Tx, call: VideoCallRow) => Promise<void>,
 ): Promise<VideoCallRow> {
-  const updated = await ctx.runtime.database.db.transaction(async (tx) => {
+  const updated = await writeTransaction(ctx, async (tx) => {
     const [call] = await tx
       .select()
       .from(videoCalls)

@@ -145,7 +145,7 @@ builder.mutationField('createWebhookSubscription', (t) =>
       description: t.arg.string({ description: 'A note for people.' }),
     },
     resolve: (_root, args, ctx) =>
-      createSubscription(ctx.runtime.database.db, { allowPrivate: ctx.runtime.config.WEBHOOK_ALLOW_PRIVATE, now: ctx.runtime.clock.now() }, args),
+      createSubscription(ctx.runtime.database.db, { allowPrivate: ctx.runtime.config.WEBHOOK_ALLOW_PRIVATE, now: ctx.runtime.clock.now(), idempotency: ctx.idempotency }, args),
   }),
 );
 
@@ -159,7 +159,7 @@ builder.mutationField('setWebhookSubscriptionStatus', (t) =>
       id: t.arg({ type: 'UUID', required: true, description: 'The id.' }),
       active: t.arg.boolean({ required: true, description: 'true: active; false: disabled.' }),
     },
-    resolve: (_root, args, ctx) => setSubscriptionStatus(ctx.runtime.database.db, args.appId, args.id, args.active ? 'active' : 'disabled', ctx.runtime.clock.now()),
+    resolve: (_root, args, ctx) => setSubscriptionStatus(ctx.runtime.database.db, args.appId, args.id, args.active ? 'active' : 'disabled', ctx.runtime.clock.now(), ctx.idempotency),
   }),
 );
 
@@ -169,7 +169,7 @@ builder.mutationField('deleteWebhookSubscription', (t) =>
     description: 'Deletes a subscription and its deliveries (pending ones are not sent). Scope: webhooks:write.',
     authScopes: (_root, args) => manage(args.appId),
     args: { appId: t.arg({ type: 'UUID', required: true, description: "The app (UUID); must be in the token's apps." }), id: t.arg({ type: 'UUID', required: true, description: 'The id.' }) },
-    resolve: (_root, args, ctx) => deleteSubscription(ctx.runtime.database.db, args.appId, args.id),
+    resolve: (_root, args, ctx) => deleteSubscription(ctx.runtime.database.db, args.appId, args.id, ctx.idempotency),
   }),
 );
 
@@ -179,7 +179,7 @@ builder.mutationField('retryWebhookDelivery', (t) =>
     description: 'Queues a failed delivery again, same id, with a fresh attempt budget. Scope: webhooks:write.',
     authScopes: (_root, args) => manage(args.appId),
     args: { appId: t.arg({ type: 'UUID', required: true, description: "The app (UUID); must be in the token's apps." }), id: t.arg({ type: 'UUID', required: true, description: 'The id.' }) },
-    resolve: (_root, args, ctx) => retryDelivery(ctx.runtime.database.db, args.appId, args.id, ctx.runtime.clock.now()),
+    resolve: (_root, args, ctx) => retryDelivery(ctx.runtime.database.db, args.appId, args.id, ctx.runtime.clock.now(), ctx.idempotency),
   }),
 );
 

@@ -12,6 +12,7 @@ import { storableText } from '../validation/storable.js';
 import { webhookEventTypes } from './outbox.js';
 import { assertPublicUrl, UnsafeUrlError } from './ssrf.js';
 import { webhookDeliveries, webhookSubscriptions, type WebhookDeliveryRow, type WebhookSubscriptionRow } from './tables.js';
+import { keyedTransaction, type KeyClaim } from '../db/idempotency.js';
 
 // Webhook subscriptions of an app and the deliveries made to them.
 
@@ -50,7 +51,7 @@ export const generateWebhookSecret = () => `whsec_${randomBytes(32).toString('ba
  */
 export async function createSubscription(
   db: Db,
-  options: { allowPrivate: boolean; now: Date },
+  options: { allowPrivate: boolean; now: Date; idempotency?: KeyClaim | undefined },
   input: SubscriptionInput,
 ): Promise<{ subscription: WebhookSubscriptionRow; secret: string }> {
   const parsed = parseInput(subscriptionInput, input);
@@ -62,7 +63,7 @@ export async function createSubscription(
   }
   const secret = generateWebhookSecret();
   const { now } = options;
-  const subscription = await db.transaction(async (tx) => {
+  const subscription = await keyedTransaction(db, options.idempotency, async (tx) => {
     // Serializes creations per app (the cap below) without blocking inserts that reference the app.
     const [app] = await tx.select({ id: apps.id }).from(apps).where(eq(apps.id, parsed.appId)).for('no key update');
     if (!app) throw new AppError('not_found', `Unknown app ${parsed.appId}`);
@@ -98,10 +99,12 @@ export const listSubscriptions = (db: Db, appId: string) =>
 const subscriptionOf = (appId: string, id: string) => and(eq(webhookSubscriptions.appId, appId), eq(webhookSubscriptions.id, id));
 
 /** Deletes a subscription and, with it, its deliveries (pending ones are never sent). */
-export async function deleteSubscription(db: Db, appId: string, id: string): Promise<WebhookSubscriptionRow> {
-  const [row] = await db.delete(webhookSubscriptions).where(subscriptionOf(appId, id)).returning();
-  if (!row) throw notFound('Webhook subscription');
-  return row;
+export async function deleteSubscription(db: Db, appId: string, id: string, idempotency?: KeyClaim): Promise<WebhookSubscriptionRow> {
+  return keyedTransaction(db, idempotency, async (tx) => {
+    const [row] = await tx.delete(webhookSubscriptions).where(subscriptionOf(appId, id)).returning();
+    if (!row) throw notFound('Webhook subscription');
+    return row;
+  });
 }
 
 /**
@@ -109,8 +112,8 @@ export async function deleteSubscription(db: Db, appId: string, id: string): Pro
  * gets no new deliveries and its pending ones wait, unsent (the worker skips them), until it is
  * enabled again.
  */
-export async function setSubscriptionStatus(db: Db, appId: string, id: string, status: 'active' | 'disabled', now: Date) {
-  const row = await changeSubscriptionStatus(db, { appId, id }, { status, disabledReason: status === 'disabled' ? 'disabled by the app' : null }, now);
+export async function setSubscriptionStatus(db: Db, appId: string, id: string, status: 'active' | 'disabled', now: Date, idempotency?: KeyClaim) {
+  const row = await changeSubscriptionStatus(db, { appId, id }, { status, disabledReason: status === 'disabled' ? 'disabled by the app' : null }, now, idempotency);
   if (!row) throw notFound('Webhook subscription');
   return row;
 }
@@ -125,8 +128,9 @@ export async function changeSubscriptionStatus(
   target: { appId: string; id: string },
   change: { status: 'active' | 'disabled'; disabledReason: string | null },
   now: Date,
+  idempotency?: KeyClaim,
 ): Promise<WebhookSubscriptionRow | undefined> {
-  return db.transaction(async (tx) => {
+  return keyedTransaction(db, idempotency, async (tx) => {
     const [before] = await tx
       .select({ status: webhookSubscriptions.status })
       .from(webhookSubscriptions)
@@ -179,8 +183,8 @@ export async function listDeliveries(
  * Puts a failed delivery back in the queue with a fresh attempt budget, keeping its id (the
  * receiver deduplicates on webhook-id). Its subscription must be active.
  */
-export async function retryDelivery(db: Db, appId: string, id: string, now: Date): Promise<WebhookDeliveryRow> {
-  return db.transaction(async (tx) => {
+export async function retryDelivery(db: Db, appId: string, id: string, now: Date, idempotency?: KeyClaim): Promise<WebhookDeliveryRow> {
+  return keyedTransaction(db, idempotency, async (tx) => {
     const [delivery] = await tx
       .select()
       .from(webhookDeliveries)

@@ -23,13 +23,13 @@ describe('Idempotency-Key on sends', () => {
     expect(await outbound(phone)).toHaveLength(1);
   });
 
-  it('answers 409 conflict for the same key with a different body', async () => {
+  it('answers 422 idempotency_key_reused for the same key with a different body', async () => {
     const phone = newPhone();
     await userWrote(server, tenant, phone);
     expect((await send(server, tenant, flowBody(phone), { 'Idempotency-Key': 'order-2' })).status).toBe(202);
     const other = await send(server, tenant, flowBody(phone), { 'Idempotency-Key': 'order-2' });
-    expect(other.status).toBe(409);
-    expectErrorEnvelope(other.body, 'conflict');
+    expect(other.status).toBe(422);
+    expectErrorEnvelope(other.body, 'idempotency_key_reused');
     expect(other.body.error.message).toContain('Idempotency-Key');
     expect(await outbound(phone)).toHaveLength(1);
   });
@@ -133,11 +133,17 @@ describe('Idempotency-Key retention', () => {
     await userWrote(server, tenant, phone);
     expect((await send(server, tenant, flowBody(phone), { 'Idempotency-Key': 'old-1' })).status).toBe(202);
     const { sendIdempotencyKeys } = await import('../../src/sends/tables.js');
+    const { idempotencyKeys } = await import('../../src/db/tables.js');
     const { and, eq } = await import('drizzle-orm');
+    // Both the request's key (every write's) and the send's own.
     await server.runtime.database.db
       .update(sendIdempotencyKeys)
       .set({ createdAt: new Date(Date.now() - 25 * 3_600_000) })
       .where(and(eq(sendIdempotencyKeys.appId, tenant.appId), eq(sendIdempotencyKeys.key, 'old-1')));
+    await server.runtime.database.db
+      .update(idempotencyKeys)
+      .set({ createdAt: new Date(Date.now() - 25 * 3_600_000) })
+      .where(and(eq(idempotencyKeys.appId, tenant.appId), eq(idempotencyKeys.key, 'old-1')));
     const reused = await send(server, tenant, flowBody(phone), { 'Idempotency-Key': 'old-1' });
     expect(reused.status).toBe(202);
     expect(await outbound(phone)).toHaveLength(2);
