@@ -138,8 +138,14 @@ describe('OpenAPI states Idempotency-Key on every write', () => {
       ['post', 'patch', 'delete'].filter((m) => item[m]).map((m) => ({ path, method: m, op: item[m] })),
     );
     const keyed = writes.filter(({ op }) => (op.parameters ?? []).some((p: any) => p.name === 'Idempotency-Key' && p.in === 'header'));
-    // Every write but the token endpoint and the campaign search (a read sent as POST).
-    expect(writes.filter((w) => !keyed.includes(w)).map((w) => `${w.method} ${w.path}`).sort()).toEqual(['post /analytics/{appId}/campaigns/search', 'post /oauth/token']);
+    // Every write but the token endpoints, the standard revoke (RFC 7009: repeating it answers the
+    // same) and the campaign search (a read sent as POST). /token and /revoke sit under /oauth.
+    expect(writes.filter((w) => !keyed.includes(w)).map((w) => `${w.method} ${w.path}`).sort()).toEqual([
+      'post /analytics/{appId}/campaigns/search',
+      'post /oauth/token',
+      'post /revoke',
+      'post /token',
+    ]);
     for (const { op } of keyed) {
       const success = Object.entries(op.responses as Record<string, any>).filter(([status]) => status.startsWith('2'));
       for (const [, response] of success) expect(response.headers['Idempotent-Replayed']).toEqual({ $ref: '#/components/headers/Idempotent-Replayed' });
