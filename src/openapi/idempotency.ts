@@ -14,14 +14,13 @@ const openApiPath = (honoPath: string) => honoPath.replace(/:([A-Za-z0-9_]+)/g, 
 const isWrite = (route: RestRoute) =>
   parse(route.document).definitions.some((d) => d.kind === Kind.OPERATION_DEFINITION && (d as OperationDefinitionNode).operation === 'mutation');
 
-const keyParameter = {
+const keyParameter = (reused: string) => ({
   name: KEY_HEADER,
   in: 'header',
   required: false,
-  description:
-    'Makes a retry of this write safe: a request with the same key, method, path and body within 24 hours gets the first answer again (with `Idempotent-Replayed: true`) and does not run again; the same key with another request is 422 `idempotency_key_reused`; while the first request runs, 409 `conflict`. Keys belong to the client and the app.',
+  description: `Makes a retry of this write safe: a request with the same key, method, path and body within 24 hours gets the first answer again (with \`Idempotent-Replayed: true\`) and does not run again; the same key with another request is ${reused}; while the first request runs, 409 \`conflict\`. Keys belong to the client and the app.`,
   schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$', description: KEY_MESSAGE },
-};
+});
 
 const replayedHeader = {
   description: 'Present (`true`) when the answer is the stored first answer to an earlier request with the same Idempotency-Key.',
@@ -60,13 +59,13 @@ export function withIdempotencyKeys<T extends Json>(document: T, routes: readonl
     if (!operation) continue;
     const parameters = ((operation.parameters as Json[] | undefined) ?? []).filter((p) => !(p.in === 'header' && p.name === KEY_HEADER));
     // Inline, not a $ref: readers (and generators) find the header by its name on the operation.
-    operation.parameters = [...parameters, keyParameter];
+    operation.parameters = [...parameters, keyParameter(route.reusedKey === 'conflict' ? '409 `conflict`' : '422 `idempotency_key_reused`')];
     const responses = operation.responses as Record<string, Json>;
     for (const [status, response] of Object.entries(responses)) {
       if (status.startsWith('2')) response.headers = { ...(response.headers as Json), [REPLAYED_HEADER]: { $ref: `#/components/headers/${REPLAYED_HEADER}` } };
     }
     addErrorType(responses, '409', 'conflict', 'a request with this Idempotency-Key is still running');
-    addErrorType(responses, '422', 'idempotency_key_reused', 'this Idempotency-Key was used with another request');
+    if (route.reusedKey !== 'conflict') addErrorType(responses, '422', 'idempotency_key_reused', 'this Idempotency-Key was used with another request');
     // Responses stay ordered by status.
     operation.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
   }

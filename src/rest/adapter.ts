@@ -65,6 +65,11 @@ export interface RestRoute<TData = Record<string, unknown>> {
   singleValueQuery?: readonly string[];
   /** Request headers passed as variables, e.g. { 'Idempotency-Key': 'idempotencyKey' }. */
   headers?: Record<string, string>;
+  /**
+   * What an Idempotency-Key reused with another request answers: 422 idempotency_key_reused by
+   * default; the send path keeps the 409 conflict it has always answered.
+   */
+  reusedKey?: 'conflict';
   respond: (data: TData) => RestResult;
 }
 
@@ -164,7 +169,7 @@ export function mountRoutes(app: Hono<HttpEnv>, schema: GraphQLSchema, routes: r
   for (const route of routes) {
     const prepared = prepareRoute(schema, route);
     // A route backed by a mutation is a write: it takes an Idempotency-Key (idempotency.ts).
-    const keyed = prepared.operation.operation === 'mutation' ? { scope: prepared.scope, errorType: prepared.rootErrorType } : undefined;
+    const keyed = prepared.operation.operation === 'mutation' ? { scope: prepared.scope, errorType: prepared.rootErrorType, reusedKey: route.reusedKey } : undefined;
     app.on(route.method, route.path, guard, (c) => (keyed ? keyedRoute(c, keyed, () => runRoute(c, schema, prepared)) : runRoute(c, schema, prepared)));
     methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
   }

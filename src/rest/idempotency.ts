@@ -2,7 +2,7 @@ import type { Context as HonoContext } from 'hono';
 import type { Scope } from '../auth/scopes.js';
 import { claimKey, completeClaim, KEY_HEADER, keyProblem, releaseClaim, requestHash, type KeyScope, type StoredAnswer } from '../db/idempotency.js';
 import { errorResponse, serverError } from '../errors/envelope.js';
-import { validationFailed } from '../errors/app-error.js';
+import { AppError, conflict, validationFailed } from '../errors/app-error.js';
 import { UUID_PATTERN } from '../graphql/builder.js';
 import { toAppError } from '../graphql/errors.js';
 import type { RequestContext } from '../runtime.js';
@@ -28,10 +28,12 @@ export async function runWithKey(
   scope: KeyScope,
   fingerprint: string,
   execute: () => Promise<Response>,
-  options: { succeeded: (status: number, body: string) => boolean; answerError: (error: unknown) => Response },
+  options: { succeeded: (status: number, body: string) => boolean; answerError: (error: unknown) => Response; reusedKey?: 'conflict' },
 ): Promise<Response> {
   const db = ctx.runtime.database.db;
-  const claimed = await claimKey(db, scope, fingerprint, ctx.runtime.clock.now());
+  const claimed = await claimKey(db, scope, fingerprint, ctx.runtime.clock.now()).catch((error: unknown) => {
+    throw options.reusedKey && error instanceof AppError && error.type === 'idempotency_key_reused' ? conflict(error.message) : error;
+  });
   if ('replay' in claimed) return replay(claimed.replay);
   const { claim } = claimed;
   ctx.idempotency = claim;
@@ -92,7 +94,7 @@ export function keyOf(c: HonoContext<HttpEnv>, errorType: 'validation_error' | '
  */
 export async function keyedRoute(
   c: HonoContext<HttpEnv>,
-  route: { scope: Scope | undefined; errorType: 'validation_error' | 'invalid_request' },
+  route: { scope: Scope | undefined; errorType: 'validation_error' | 'invalid_request'; reusedKey?: 'conflict' },
   execute: () => Promise<Response>,
 ): Promise<Response> {
   const ctx = c.get('requestContext');
@@ -114,6 +116,7 @@ export async function keyedRoute(
   const fingerprint = requestHash({ method: c.req.method, path: c.req.path, query, body });
   const requestId = c.get('requestId');
   return runWithKey(ctx, { appId: appId?.toLowerCase() ?? '', clientId: auth.clientId, key }, fingerprint, execute, {
+    reusedKey: route.reusedKey,
     succeeded: (status) => status < 300,
     answerError: (error) => {
       const appError = toAppError(error);

@@ -1,12 +1,12 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client.js';
 import { KEY_RETENTION_MS, STALE_CLAIM_MS } from '../db/idempotency.js';
-import { AppError, conflict } from '../errors/app-error.js';
+import { conflict } from '../errors/app-error.js';
 import { sendIdempotencyKeys } from './tables.js';
 
 // The send mutations' own idempotencyKey argument, on the rules of every write's key
 // (db/idempotency.ts): a key is kept 24 h; the first response is stored and replayed for the same
-// body; a different body is 422 idempotency_key_reused; a
+// body; a different body is 409 conflict (sends answered so before every write took a key); a
 // request still in flight with the key is 409; nothing is stored when the request fails (validation, window, conflict), so the
 // corrected request may reuse the key. A claim whose request died (process killed mid-send)
 // goes stale after 5 minutes and may be taken over by the same body.
@@ -51,7 +51,7 @@ export async function claimKey(
     .where(and(eq(sendIdempotencyKeys.appId, appId), eq(sendIdempotencyKeys.key, key)))
     .limit(1);
   if (!existing) return claimKey(db, appId, key, hash, now); // released between the two statements
-  if (existing.requestHash !== hash) throw new AppError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request body');
+  if (existing.requestHash !== hash) throw conflict('This Idempotency-Key was already used with a different request body');
   if (existing.state !== 'completed') throw conflict('A request with this Idempotency-Key is still in progress; retry later');
   return { replay: existing.response };
 }

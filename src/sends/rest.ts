@@ -16,6 +16,7 @@ export const sendRoutes: RestRoute[] = [
     path: '/messaging/:appId/messages',
     body: { variable: 'message' },
     headers: { 'Idempotency-Key': 'idempotencyKey' },
+    reusedKey: 'conflict',
     document: `mutation RestSendMessage($appId: UUID!, $message: JSON!, $idempotencyKey: String) {
       sendMessage(appId: $appId, message: $message, idempotencyKey: $idempotencyKey) { message { ${sentMessageFields} } }
     }`,

@@ -84,7 +84,7 @@ const idempotencyKey = z
   .regex(/^[\x21-\x7e]+$/, { message: 'must be 1 to 255 visible ASCII characters' });
 
 const sendDescription = (what: string) =>
-  `${what} 202-style receipt: status queued. An idempotencyKey (the Idempotency-Key header on REST) replays the first response for the same body and is idempotency_key_reused (422) for another. Scope: messages:send.`;
+  `${what} 202-style receipt: status queued. An idempotencyKey (the Idempotency-Key header on REST) replays the first response for the same body and is conflict (409) for another. Scope: messages:send.`;
 
 type BuilderTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 
@@ -98,7 +98,7 @@ export function sendMutation(name: string, input: InputObjectRef<BuilderTypes, u
       args: {
         appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
         input: t.arg({ description: 'The fields, validated as the REST body is.', type: input, required: true, validate: { schema: schema as never } }),
-        idempotencyKey: t.arg.string({ description: 'Replays the first response for the same body; 422 idempotency_key_reused for a different one. The Idempotency-Key header on the request does the same for any mutation.', validate: { schema: idempotencyKey } }),
+        idempotencyKey: t.arg.string({ description: 'Replays the first response for the same body; 409 conflict for a different one. The Idempotency-Key header on the request does the same for any mutation.', validate: { schema: idempotencyKey } }),
       },
       resolve: (_root, args, ctx) =>
         detailsUnder('input', () => sendMessage(ctx, args.appId, args.input as unknown as SendMessage, args.idempotencyKey ?? undefined)),
@@ -116,7 +116,7 @@ builder.mutationField('sendMessage', (t) =>
     args: {
       appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
       message: t.arg({ description: 'A Flow, Product List or template payload (WhatsApp field names, snake_case).', type: 'JSON', required: true, validate: { schema: sendMessageSchema } }),
-      idempotencyKey: t.arg.string({ description: 'Replays the first response for the same body; 422 idempotency_key_reused for a different one. The Idempotency-Key header on the request does the same for any mutation.', validate: { schema: idempotencyKey } }),
+      idempotencyKey: t.arg.string({ description: 'Replays the first response for the same body; 409 conflict for a different one. The Idempotency-Key header on the request does the same for any mutation.', validate: { schema: idempotencyKey } }),
     },
     resolve: (_root, args, ctx) => detailsUnder('message', () => sendMessage(ctx, args.appId, args.message as SendMessage, args.idempotencyKey ?? undefined)),
   }),

@@ -23,13 +23,13 @@ describe('Idempotency-Key on sends', () => {
     expect(await outbound(phone)).toHaveLength(1);
   });
 
-  it('answers 422 idempotency_key_reused for the same key with a different body', async () => {
+  it('answers 409 conflict for the same key with a different body', async () => {
     const phone = newPhone();
     await userWrote(server, tenant, phone);
     expect((await send(server, tenant, flowBody(phone), { 'Idempotency-Key': 'order-2' })).status).toBe(202);
     const other = await send(server, tenant, flowBody(phone), { 'Idempotency-Key': 'order-2' });
-    expect(other.status).toBe(422);
-    expectErrorEnvelope(other.body, 'idempotency_key_reused');
+    expect(other.status).toBe(409);
+    expectErrorEnvelope(other.body, 'conflict');
     expect(other.body.error.message).toContain('Idempotency-Key');
     expect(await outbound(phone)).toHaveLength(1);
   });
