@@ -109,6 +109,8 @@ export function zodInputFields<Shape extends z.core.$ZodShape, Kind extends 'Arg
       type: hint.type ?? graphqlType(core, name),
       required: hint.required ?? !optional,
       description: hint.description,
+      // The schema the resolver checks the field with: REST reports its problems alongside those of coercion.
+      extensions: { zod: field },
       ...(hint.validate ? { validate: { schema: withoutOptional(field) } } : {}),
     } as never);
   }
