@@ -46,11 +46,11 @@ const SendMessageResult = builder.objectRef<{ message: SentMessage; replayed: bo
 
 export const TextInput = builder.inputType('SendTextInput', {
   description: 'A text part (body or footer).',
-  fields: (t) => zodInputFields(t, bodyText, { text: 'The text.' }),
+  fields: (t) => zodInputFields(t, bodyText, { text: 'The text.' }, { nullAsAbsent: true }),
 });
 export const HeaderInput = builder.inputType('SendHeaderInput', {
   description: 'A message header: type text and its text (up to 60 characters).',
-  fields: (t) => zodInputFields(t, textHeader, { type: 'text', text: 'At most 60 characters.' }),
+  fields: (t) => zodInputFields(t, textHeader, { type: 'text', text: 'At most 60 characters.' }, { nullAsAbsent: true }),
 });
 /** A fixed value of the body (type, interactive.type, action.name): optional here, graphqlInput fills it in. */
 export const fixed = (value: string): InputFieldHint => ({ description: `Fixed value ${value}; may be omitted here.`, required: false });
