@@ -101,7 +101,7 @@ export function coerceVariables(
  * Every problem of a route's variables at once: those that do not coerce (a value outside an
  * enum, a malformed UUID) and what the root field's argument checks refuse in the rest. The
  * executor stops at coercion, before any argument is checked, so `status=lost&limit=0` would
- * otherwise name the status alone. Details come in the order of the field's arguments.
+ * otherwise name the status alone. Details come in the order of the document's variables.
  */
 export function variableProblems(
   schema: GraphQLSchema,
@@ -115,22 +115,21 @@ export function variableProblems(
   const selection = operation.selectionSet.selections.find((s) => s.kind === Kind.FIELD);
   const field = selection?.kind === Kind.FIELD ? rootType?.getFields()[selection.name.value] : undefined;
   if (!field || selection?.kind !== Kind.FIELD) return details;
+  // The argument each variable is given to, for its check.
+  const argOf = new Map<string, GraphQLArgument>();
+  for (const node of selection.arguments ?? []) {
+    const arg = field.args.find((a) => a.name === node.name.value);
+    if (arg && node.value.kind === Kind.VARIABLE && !argOf.has(node.value.name.value)) argOf.set(node.value.name.value, arg);
+  }
   const all: ErrorDetail[] = [];
-  const reported = new Set<string>();
-  for (const arg of field.args) {
-    const node = selection.arguments?.find((a) => a.name.value === arg.name);
-    if (node?.value.kind !== Kind.VARIABLE) continue;
-    const name = node.value.name.value;
-    if (reported.has(name)) continue;
-    reported.add(name);
-    const own = detailsOf.get(name) ?? [];
+  for (const [name, own] of detailsOf) {
     all.push(...own);
-    if (coerced[name] === undefined) continue;
+    const arg = argOf.get(name);
+    if (!arg || coerced[name] === undefined) continue;
     // What coercion already reported (at that path or above it) is not reported twice.
     const covered = (f: string) => own.some((d) => f === d.field || f.startsWith(`${d.field}.`));
     all.push(...inputDetails(arg, coerced[name], [name]).filter((d) => !covered(d.field)));
   }
-  for (const [name, own] of detailsOf) if (!reported.has(name)) all.push(...own);
   return all;
 }
 

@@ -5,7 +5,7 @@ import { useServer } from '../helpers/use-server.js';
 // A request with several bad parameters hears of all of them at once, a value outside a closed
 // set included: the enum is checked as the variables are coerced, the others by the field's
 // argument checks, which the executor never reaches once coercion fails. Details come in the
-// order of the field's arguments.
+// order of the document's variables (the route's parameters).
 
 const { server, tenant } = useServer({ tenant: true });
 
@@ -18,13 +18,13 @@ describe('every invalid parameter is reported in details', () => {
       'messages: status, limit, cursor',
       (app: string) => `/analytics/${app}/messages?status=lost&limit=0&cursor=${'x'.repeat(600)}`,
       'validation_error',
-      [detail('cursor', 'too_long'), detail('limit', 'too_small'), detail('status', 'invalid_value')],
+      [detail('limit', 'too_small'), detail('cursor', 'too_long'), detail('status', 'invalid_value')],
     ],
     [
       'messages: direction, status and a long channel',
       (app: string) => `/analytics/${app}/messages?direction=sideways&status=lost&channel=${'x'.repeat(101)}&limit=201`,
       'validation_error',
-      [detail('channel', 'too_long'), detail('direction', 'invalid_value'), detail('limit', 'too_big'), detail('status', 'invalid_value')],
+      [detail('limit', 'too_big'), detail('status', 'invalid_value'), detail('direction', 'invalid_value'), detail('channel', 'too_long')],
     ],
     [
       'campaigns: status and limit',
@@ -53,7 +53,7 @@ describe('every invalid parameter is reported in details', () => {
     });
     expect(res.status).toBe(400);
     expectErrorEnvelope(res.body, 'validation_error');
-    expect(res.body.error.details).toEqual([detail('limit', 'too_small'), detail('filter.name', 'too_long'), detail('filter.status.0', 'invalid_value')]);
+    expect(res.body.error.details).toEqual([detail('limit', 'too_small'), detail('filter.status.0', 'invalid_value'), detail('filter.name', 'too_long')]);
   });
 
   it('PATCH a scheduled call: a malformed agent id and an empty guest name, both named', async () => {
