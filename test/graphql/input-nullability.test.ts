@@ -38,3 +38,21 @@ describe('AgentInput.workingHours', () => {
     expect((await save({ workingHours: { mon: [['09:00', '10:00']] } })).mon).toEqual([['09:00', '10:00']]);
   });
 });
+
+// Optional arguments without a schema of their own: null is the same as leaving them out.
+describe('optional arguments take null as absent', () => {
+  const { server, tenant } = useServer({ tenant: true });
+  it.each([
+    ['messages', 'messages(appId: $app, first: null, after: null, status: null, direction: null, channel: null) { limit }'],
+    ['campaigns', 'campaigns(appId: $app, first: null, status: null, tags: null, createdFrom: null, createdBefore: null) { limit }'],
+    ['templates', 'templates(appId: $app, status: null, category: null, language: null) { limit }'],
+    ['scheduledCalls', 'scheduledCalls(appId: $app, status: null, agentId: null, fromUtc: null, toUtc: null) { limit }'],
+    ['videoCalls', 'videoCalls(appId: $app, first: null, after: null, status: null) { limit }'],
+    ['webhookDeliveries', 'webhookDeliveries(appId: $app, first: null, after: null, status: null, subscriptionId: null) { limit }'],
+    ['summaryMetrics', 'summaryMetrics(appId: $app, startDate: null, endDate: null) { sent }'],
+    ['dailyMetrics', 'dailyMetrics(appId: $app, startDate: null, endDate: null, timezone: null) { date }'],
+  ])('%s', async (_name, selection) => {
+    const res = await gql(server.url, tenant.accessToken, `query($app: UUID!) { ${selection} }`, { app: tenant.appId });
+    expect(res.body.errors).toBeUndefined();
+  });
+});
