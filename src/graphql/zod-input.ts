@@ -1,5 +1,5 @@
 import type { InputOrArgRef, InputType } from '@pothos/core';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { builder } from './builder.js';
 
 // An input type's fields, or a field's arguments, from the zod object that validates them, so each
@@ -99,16 +99,26 @@ export function zodInputFields<Shape extends z.core.$ZodShape, Kind extends 'Arg
   t: PothosSchemaTypes.InputFieldBuilder<Types, Kind>,
   schema: { shape: Shape },
   hints: InputFieldHints<Shape>,
+  options: { nullAsAbsent?: boolean } = {},
 ): { [K in keyof Shape]: InputOrArgRef<Types, z.input<Shape[K]>, Kind> } {
   const fields: Record<string, unknown> = {};
   for (const [name, field] of Object.entries(schema.shape) as [keyof Shape & string, z.ZodType][]) {
     const given: string | InputFieldHint = hints[name];
     const hint: InputFieldHint = typeof given === 'string' ? { description: given } : given;
     const { core, optional } = unwrap(field);
+    const required = hint.required ?? !optional;
+    // GraphQL cannot say "optional but not null": a nullable field whose schema refuses null says
+    // what null does, or its resolver drops nulls before checking (nullAsAbsent).
+    const refusesNull = !required && !field.safeParse(null).success;
+    let { description } = hint;
+    if (refusesNull && options.nullAsAbsent) description = `${description} null: the same as leaving it out.`;
+    else if (refusesNull && !/\bnull\b/.test(description)) throw new Error(`${name}: optional in GraphQL but its schema refuses null; say what null does in its description`);
     fields[name] = t.field({
       type: hint.type ?? graphqlType(core, name),
-      required: hint.required ?? !optional,
-      description: hint.description,
+      required,
+      description,
+      // The schema the resolver checks the field with: REST reports its problems alongside those of coercion.
+      extensions: { zod: refusesNull && options.nullAsAbsent ? z.preprocess((v) => (v === null ? undefined : v), field) : field },
       ...(hint.validate ? { validate: { schema: withoutOptional(field) } } : {}),
     } as never);
   }

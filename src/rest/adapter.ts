@@ -22,7 +22,7 @@ import type { HttpEnv } from '../web/hono-env.js';
 import type { RequestContext } from '../runtime.js';
 import type { Clock } from '../time/clock.js';
 import { keyedRoute } from './idempotency.js';
-import { coerceVariables, variableSlots, variableValues, type VariableSlot } from '../graphql/variables.js';
+import { coerceVariables, variableProblems, variableSlots, variableValues, type VariableSlot } from '../graphql/variables.js';
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -259,9 +259,10 @@ async function runRoute(c: HonoContext<HttpEnv>, schema: GraphQLSchema, prepared
   const result = await run(schema, prepared, variableValues(prepared.variables, raw, fromStrings), ctx);
   if (result.errors && result.errors.length > 0) {
     // No data at all: the executor refused the variables. Which and why, with field paths, rather
-    // than graphql's coercion message, so REST callers get the same details as everywhere else.
+    // than graphql's coercion message, so REST callers get the same details as everywhere else,
+    // and every parameter that is wrong, not only those that did not coerce.
     if (!('data' in result)) {
-      const { details } = coerceVariables(schema, operation.variableDefinitions ?? [], raw, fromStrings);
+      const details = variableProblems(schema, operation, raw, fromStrings);
       if (details.length > 0) throw validationFailed(restFieldNames(route, stripPrefix(details, bodyVariable)), prepared.rootErrorType);
     }
     const first = result.errors[0]!;

@@ -125,7 +125,7 @@ const AgentInput = builder.inputType('AgentInput', {
       id: 'Replaces the agent with this id; absent: a new agent.',
       name: "The agent's display name (1 to 200 characters).",
       timezone: 'IANA time zone.',
-      workingHours: hoursDescription,
+      workingHours: `${hoursDescription} Absent or null: no working hours.`,
     }),
 });
 

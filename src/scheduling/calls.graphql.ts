@@ -151,17 +151,18 @@ const CreateScheduledCallInput = builder.inputType('CreateScheduledCallInput', {
 });
 
 const UpdateScheduledCallInput = builder.inputType('UpdateScheduledCallInput', {
-  description: 'A change to a call, as the PATCH body: every field optional, at least one editable field required.',
+  description:
+    'A change to a call, as the PATCH body: every field optional, at least one editable field required. An absent field is unchanged; null clears guestPhone, guestEmail and guestIntakeNotes, and is refused (invalid_request) for the fields a call always has.',
   fields: (t) =>
     zodInputFields(t, updateCallInput, {
-      scheduledAtUtc: 'New start; emits rescheduled and re-plans reminders.',
-      assignedAgentId: 'Reassigns; emits assigned.',
-      guestName: 'New guest display name.',
-      guestPhone: 'null clears it.',
-      guestEmail: 'null clears it.',
-      guestTimezone: 'New guest IANA time zone.',
-      guestIntakeNotes: 'Replaces the intake notes.',
-      reason: 'Free text attached to each event this change emits.',
+      scheduledAtUtc: 'New start; emits rescheduled and re-plans reminders. Absent: unchanged. Never null: a call always has a start (null is refused).',
+      assignedAgentId: 'Reassigns; emits assigned. Absent: unchanged. Never null: a call always has an agent (null is refused).',
+      guestName: 'New guest display name. Absent: unchanged. Never null: a call always has a guest name (null is refused).',
+      guestPhone: 'New guest phone number; null clears it. Absent: unchanged.',
+      guestEmail: 'New guest e-mail address; null clears it. Absent: unchanged.',
+      guestTimezone: 'New guest IANA time zone. Absent: unchanged. Never null: a call always has one (null is refused).',
+      guestIntakeNotes: 'Replaces the intake notes (up to 5000 characters); null clears them. Absent: unchanged.',
+      reason: 'Free text attached to each event this change emits; absent or null: none.',
     }),
 });
 

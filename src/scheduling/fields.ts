@@ -73,7 +73,11 @@ export const createCallInput = z.object({
 });
 export type CreateCallInput = z.output<typeof createCallInput>;
 
-/** PATCH: every field optional; `null` clears only guestPhone and guestEmail, the optional contact fields. */
+/**
+ * PATCH: an absent field is unchanged. `null` clears what a call may lack (guestPhone, guestEmail,
+ * guestIntakeNotes) and is refused for what it always has (start, agent, name, time zone); a null
+ * reason is no reason.
+ */
 export const updateCallInput = z.object({
   scheduledAtUtc: z.date().optional(),
   assignedAgentId: f.id.optional(),
@@ -81,8 +85,8 @@ export const updateCallInput = z.object({
   guestPhone: f.guestPhone.nullable().optional(),
   guestEmail: f.guestEmail.nullable().optional(),
   guestTimezone: f.timezone.optional(),
-  guestIntakeNotes: f.guestIntakeNotes.optional(),
-  reason: f.reason.optional(),
+  guestIntakeNotes: f.guestIntakeNotes.nullable().optional(),
+  reason: optional(f.reason),
 });
 export type UpdateCallInput = z.output<typeof updateCallInput>;
 export const editableFields = ['scheduledAtUtc', 'assignedAgentId', 'guestName', 'guestPhone', 'guestEmail', 'guestTimezone', 'guestIntakeNotes'] as const;
@@ -102,7 +106,8 @@ export const agentInput = z.object({
   id: optional(f.id),
   name: f.name,
   timezone: f.timezone,
-  workingHours: f.workingHours.default({}),
+  // Absent or null: no working hours (the agent offers no slots until it has some).
+  workingHours: f.workingHours.nullish().transform((v) => v ?? {}),
 });
 export type AgentInput = z.output<typeof agentInput>;
 

@@ -5,21 +5,26 @@ import { builder } from '../graphql/builder.js';
 import { zodInputFields, type InputFieldHint, type InputFieldHints } from '../graphql/zod-input.js';
 import { bodyText, envelope, textHeader } from './kinds/common.js';
 import { sendMessageSchema, withStorableText, type SendMessage } from './payloads.js';
-import { sendMessage, type SentMessage } from './service.js';
+import { closedEnum } from '../graphql/enums.js';
+import { MessageStatusEnum } from '../analytics/messages.graphql.js';
+import { sendKinds, sendMessage, sendMessageTypes, type SentMessage } from './service.js';
 
 // Sends: the receipt, the parts every kind's input shares and sendMessage, which takes any kind.
 // Each kind's own input and mutation is in kinds/*.graphql.ts. The payload inputs keep WhatsApp's
 // snake_case field names, so one zod schema validates the REST body and the GraphQL input alike
 // and error paths read the same (interactive.action.parameters.flow_cta). Scope: messages:send.
 
+export const SendKindEnum = closedEnum('SendKind', sendKinds, 'What was sent: a Flow, a Product List or a template message.');
+const SendMessageTypeEnum = closedEnum('SendMessageType', sendMessageTypes, 'The message type a send is stored with: a Flow or a Product List is interactive.');
+
 const SentMessageRef = builder.objectRef<SentMessage>('SentMessage').implement({
   description: 'A message accepted for delivery (202 data.message on REST). Replays return the first response unchanged.',
   fields: (t) => ({
     id: t.exposeID('id', { description: 'The message id in the analytics message list.' }),
-    status: t.exposeString('status', { description: 'queued when accepted; provider status updates move it on.' }),
+    status: t.expose('status', { type: MessageStatusEnum, description: 'queued when accepted; provider status updates move it on.' }),
     to: t.exposeString('to', { description: 'Recipient phone number.' }),
-    kind: t.exposeString('kind', { description: 'flow, product_list or template.' }),
-    messageType: t.exposeString('messageType', { description: 'interactive or template.' }),
+    kind: t.expose('kind', { type: SendKindEnum, description: 'flow, product_list or template.' }),
+    messageType: t.expose('messageType', { type: SendMessageTypeEnum, description: 'interactive or template.' }),
     providerMessageId: t.exposeString('providerMessageId', { description: "The provider's id for the message." }),
     flowToken: t.exposeString('flowToken', { description: 'The flow_token of a Flow send (echoed in the reply), else null.', nullable: true }),
     templateName: t.exposeString('templateName', { description: 'The template of a template send, else null.', nullable: true }),
@@ -41,11 +46,11 @@ const SendMessageResult = builder.objectRef<{ message: SentMessage; replayed: bo
 
 export const TextInput = builder.inputType('SendTextInput', {
   description: 'A text part (body or footer).',
-  fields: (t) => zodInputFields(t, bodyText, { text: 'The text.' }),
+  fields: (t) => zodInputFields(t, bodyText, { text: 'The text.' }, { nullAsAbsent: true }),
 });
 export const HeaderInput = builder.inputType('SendHeaderInput', {
   description: 'A message header: type text and its text (up to 60 characters).',
-  fields: (t) => zodInputFields(t, textHeader, { type: 'text', text: 'At most 60 characters.' }),
+  fields: (t) => zodInputFields(t, textHeader, { type: 'text', text: 'At most 60 characters.' }, { nullAsAbsent: true }),
 });
 /** A fixed value of the body (type, interactive.type, action.name): optional here, graphqlInput fills it in. */
 export const fixed = (value: string): InputFieldHint => ({ description: `Fixed value ${value}; may be omitted here.`, required: false });

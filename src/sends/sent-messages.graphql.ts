@@ -1,5 +1,6 @@
 import { MessageRef } from '../analytics/messages.graphql.js';
 import { builder } from '../graphql/builder.js';
+import { SendKindEnum } from './sends.graphql.js';
 import { getSentMessage, type SentMessageDetails } from './service.js';
 
 // A message sent through this service, read back with its payload (its Flow reply: kinds/flow.graphql.ts).
@@ -9,7 +10,7 @@ export const SentMessageDetailsRef = builder.objectRef<SentMessageDetails>('Sent
   description: 'A message sent through this service: the payload as sent and the Flow reply, if any.',
   fields: (t) => ({
     messageId: t.exposeString('messageId', { description: 'The message id.' }),
-    kind: t.exposeString('kind', { description: 'flow, product_list or template.' }),
+    kind: t.expose('kind', { type: SendKindEnum, description: 'flow, product_list or template.' }),
     flowToken: t.exposeString('flowToken', { description: 'The flow_token of a Flow send (echoed in the reply), else null.', nullable: true }),
     providerMessageId: t.exposeString('providerMessageId', { description: "The provider's id for the message.", nullable: true }),
     payload: t.field({ type: 'JSON', description: 'The body as sent (unmatched product items dropped).', resolve: (d) => d.payload }),

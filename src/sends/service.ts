@@ -23,7 +23,10 @@ const CHANNEL = 'whatsapp';
 // Connector systems of our own messages: the API hands sends to the channel; inbound ones come back.
 const API_SYSTEM = 'api';
 
-export type SendKind = 'flow' | 'product_list' | 'template';
+/** What a send is, and the message type it is stored with (a Flow and a Product List are both interactive). */
+export const sendKinds = ['flow', 'product_list', 'template'] as const;
+export type SendKind = (typeof sendKinds)[number];
+export const sendMessageTypes = ['interactive', 'template'] as const;
 
 /** The 202 response's message; stored as-is for Idempotency-Key replays. */
 export interface SentMessage {
@@ -31,7 +34,7 @@ export interface SentMessage {
   status: string;
   to: string;
   kind: SendKind;
-  messageType: string;
+  messageType: (typeof sendMessageTypes)[number];
   providerMessageId: string;
   flowToken: string | null;
   templateName: string | null;

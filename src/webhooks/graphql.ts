@@ -3,7 +3,7 @@ import { builder } from '../graphql/builder.js';
 import { connectionOf, pageComplexity } from '../graphql/connection.js';
 import { filterInput, listArgs } from '../graphql/list-filter.js';
 import { closedEnum } from '../graphql/enums.js';
-import { webhookEventTypes } from './outbox.js';
+import { webhookEventTypes, type WebhookEventType } from './outbox.js';
 import {
   createSubscription,
   deleteSubscription,
@@ -23,6 +23,15 @@ import { asNode } from '../graphql/node.js';
 const manage = (appId: string) => ({ $all: { scope: 'webhooks:write' as const, app: appId } });
 
 const SubscriptionStatusEnum = closedEnum('WebhookSubscriptionStatus', subscriptionStatuses, 'active, or disabled (by the app, or after the endpoint answered 410 Gone).');
+// A webhook type is dotted (scheduled.cancelled), which is no GraphQL name: the enum names it with
+// an underscore, and the delivered body's `type` keeps the dot.
+const WebhookEventTypeEnum = closedEnum(
+  'WebhookEventType',
+  webhookEventTypes as unknown as readonly [WebhookEventType, ...WebhookEventType[]],
+  'A webhook type, named with an underscore for its dot: scheduled_cancelled is delivered with type "scheduled.cancelled".',
+  Object.fromEntries(webhookEventTypes.map((v) => [v, `Delivered with type "${v}".`])),
+  (v) => v.replace('.', '_'),
+);
 const DeliveryStatusEnum = closedEnum('WebhookDeliveryStatus', deliveryStatuses, 'pending until delivered (succeeded) or out of attempts (failed).');
 
 export const WebhookSubscription = builder.objectRef<WebhookSubscriptionRow>('WebhookSubscription').implement({
@@ -31,7 +40,7 @@ export const WebhookSubscription = builder.objectRef<WebhookSubscriptionRow>('We
     subscriptionId: t.exposeID('id', { description: 'The subscription id (UUID), its raw id.' }),
     appId: t.exposeID('appId', { description: 'The app it belongs to.' }),
     url: t.exposeString('url', { description: 'Where deliveries are POSTed.' }),
-    eventTypes: t.exposeStringList('eventTypes', { description: `Any of ${webhookEventTypes.join(', ')}.` }),
+    eventTypes: t.expose('eventTypes', { type: [WebhookEventTypeEnum], description: 'The webhook types it receives.' }),
     description: t.exposeString('description', { nullable: true, description: 'A note for people.' }),
     status: t.expose('status', { type: SubscriptionStatusEnum, description: 'active, or disabled (by the app, or after the endpoint answered 410 Gone).' }),
     disabledReason: t.exposeString('disabledReason', { nullable: true, description: 'Why it was disabled, when it is.' }),
@@ -45,7 +54,7 @@ export const WebhookDelivery = builder.objectRef<WebhookDeliveryRow>('WebhookDel
   fields: (t) => ({
     deliveryId: t.exposeID('id', { description: 'The delivery id (UUID), its raw id, sent as the webhook-id header.' }),
     subscriptionId: t.exposeID('subscriptionId', { description: 'The subscription it goes to.' }),
-    eventType: t.exposeString('eventType', { description: 'The webhook type, e.g. scheduled.cancelled.' }),
+    eventType: t.expose('eventType', { type: WebhookEventTypeEnum, description: 'The webhook type (scheduled_cancelled: the body\'s type is "scheduled.cancelled").' }),
     payload: t.field({ type: 'JSON', description: 'The JSON body sent: {type, timestamp, data}.', resolve: (d) => d.payload }),
     status: t.expose('status', { type: DeliveryStatusEnum, description: `One of ${deliveryStatuses.join(', ')}.` }),
     attempts: t.exposeInt('attempts', { description: 'Attempts made so far.' }),
@@ -141,7 +150,7 @@ builder.mutationField('createWebhookSubscription', (t) =>
     args: {
       appId: t.arg({ type: 'UUID', required: true, description: "The app (UUID); must be in the token's apps." }),
       url: t.arg.string({ required: true, description: 'http(s) URL of the endpoint; private and loopback addresses are refused unless WEBHOOK_ALLOW_PRIVATE=1.' }),
-      eventTypes: t.arg.stringList({ required: true, description: `Any of ${webhookEventTypes.join(', ')}.` }),
+      eventTypes: t.arg({ type: [WebhookEventTypeEnum], required: true, description: 'The webhook types to receive (at least one).' }),
       description: t.arg.string({ description: 'A note for people.' }),
     },
     resolve: (_root, args, ctx) =>

@@ -5,6 +5,8 @@ import { campaignStatuses, campaignStatusFilters, directions, messageStatuses } 
 import { actorTypes, callStatuses, exceptionKinds, timelineEventTypes } from '../../src/scheduling/fields.js';
 import { callStatuses as videoCallStatuses, participantRoles, recordingStatuses } from '../../src/video/lifecycle.js';
 import { deliveryStatuses, subscriptionStatuses } from '../../src/webhooks/service.js';
+import { webhookEventTypes } from '../../src/webhooks/outbox.js';
+import { sendKinds, sendMessageTypes } from '../../src/sends/service.js';
 import { gql, request } from '../helpers/http.js';
 import { useServer } from '../helpers/use-server.js';
 
@@ -14,7 +16,7 @@ const sdl = buildSchema(readFileSync(new URL('../../schema.graphql', import.meta
 
 // Each closed set: its enum, its values, and the fields and arguments that carry it.
 const closedSets: { name: string; values: readonly string[]; fields: string[]; args?: string[] }[] = [
-  { name: 'MessageStatus', values: messageStatuses, fields: ['Message.status'], args: ['Query.messages.status'] },
+  { name: 'MessageStatus', values: messageStatuses, fields: ['Message.status', 'SentMessage.status'], args: ['Query.messages.status'] },
   { name: 'MessageDirection', values: directions, fields: ['Message.direction'], args: ['Query.messages.direction'] },
   { name: 'CampaignStatus', values: campaignStatuses, fields: ['Campaign.status'] },
   { name: 'CampaignStatusFilter', values: campaignStatusFilters, fields: [], args: ['Query.campaigns.status'] },
@@ -26,6 +28,15 @@ const closedSets: { name: string; values: readonly string[]; fields: string[]; a
   { name: 'VideoRecordingStatus', values: recordingStatuses, fields: ['VideoRecording.status'], args: ['Mutation.recordVideoRecordingStatus.status'] },
   { name: 'VideoParticipantRole', values: participantRoles, fields: ['VideoParticipant.role'], args: ['Mutation.recordVideoParticipantJoined.role'] },
   { name: 'WebhookSubscriptionStatus', values: subscriptionStatuses, fields: ['WebhookSubscription.status'] },
+  // Dotted webhook types are no GraphQL names: the enum's names have an underscore for the dot.
+  {
+    name: 'WebhookEventType',
+    values: webhookEventTypes.map((v) => v.replace('.', '_')),
+    fields: ['WebhookSubscription.eventTypes', 'WebhookDelivery.eventType'],
+    args: ['Mutation.createWebhookSubscription.eventTypes'],
+  },
+  { name: 'SendKind', values: sendKinds, fields: ['SentMessage.kind', 'SentMessageDetails.kind'] },
+  { name: 'SendMessageType', values: sendMessageTypes, fields: ['SentMessage.messageType'] },
   { name: 'WebhookDeliveryStatus', values: deliveryStatuses, fields: ['WebhookDelivery.status'], args: ['Query.webhookDeliveries.status'] },
 ];
 
@@ -48,6 +59,16 @@ describe('closed sets are GraphQL enums in schema.graphql', () => {
     if (!type || !isEnumType(type)) return;
     expect(type.getValues().map((v) => v.name).sort()).toEqual([...values].sort());
     for (const path of [...fields, ...args]) expect(typeAt(path).name, path).toBe(name);
+  });
+});
+
+describe('open sets stay strings, and say why', () => {
+  it.each(['Template.status', 'Template.category', 'Query.templates.status', 'Query.templates.category'])('%s', (path) => {
+    expect(typeAt(path).name).toBe('String');
+    const [typeName, fieldName, argName] = path.split('.') as [string, string, string | undefined];
+    const field = (sdl.getType(typeName) as import('graphql').GraphQLObjectType).getFields()[fieldName]!;
+    const description = argName ? field.args.find((a) => a.name === argName)!.description : field.description;
+    expect(description).toMatch(/open set|not an enum/);
   });
 });
 
@@ -78,5 +99,22 @@ describe('enum values through the server', () => {
     });
     expect(variable.body.data).toBeUndefined();
     expect(variable.body.errors?.[0]?.extensions?.details?.[0]?.field).toBe('s');
+  });
+
+  it('a webhook type is given and read by its enum name; the dotted name is no enum value', async () => {
+    const created = await gql(
+      server.url,
+      tenant.accessToken,
+      'mutation($app: UUID!) { createWebhookSubscription(appId: $app, url: "https://93.184.215.14/hooks", eventTypes: [scheduled_cancelled, scheduled_reminder]) { subscription { eventTypes } } }',
+      { app: tenant.appId },
+    );
+    expect(created.body.errors).toBeUndefined();
+    expect(created.body.data.createWebhookSubscription.subscription.eventTypes).toEqual(['scheduled_cancelled', 'scheduled_reminder']);
+    const dotted = await request(`${server.url}/graphql`, {
+      token: tenant.accessToken,
+      json: { query: 'mutation($app: UUID!, $t: [WebhookEventType!]!) { createWebhookSubscription(appId: $app, url: "https://example.com/hooks", eventTypes: $t) { secret } }', variables: { app: tenant.appId, t: ['scheduled.cancelled'] } },
+    });
+    expect(dotted.body.data).toBeUndefined();
+    expect(dotted.body.errors?.[0]?.extensions?.details?.[0]?.field).toBe('t.0');
   });
 });

@@ -25,7 +25,7 @@ export async function seedEveryNode(server: TestServer, tenant: Tenant): Promise
   await tenantGql(server, tenant, 'mutation($app: UUID!, $input: AgentInput!) { saveAgent(appId: $app, input: $input) { agentId } }', {
     input: { name: 'Agent', timezone: 'UTC', workingHours },
   });
-  await tenantGql(server, tenant, 'mutation($app: UUID!) { createWebhookSubscription(appId: $app, url: "http://127.0.0.1:9/x", eventTypes: ["scheduled.created"]) { subscription { subscriptionId } } }');
+  await tenantGql(server, tenant, 'mutation($app: UUID!) { createWebhookSubscription(appId: $app, url: "http://127.0.0.1:9/x", eventTypes: [scheduled_created]) { subscription { subscriptionId } } }');
   await tenantGql(server, tenant, 'mutation($app: UUID!, $input: CreateScheduledCallInput!) { createScheduledCall(appId: $app, input: $input) { callId } }', {
     input: { scheduledAtUtc: inDays(3, 10), durationMinutes: 30, guestName: 'Ann Lee' },
   });

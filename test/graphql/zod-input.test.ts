@@ -55,17 +55,17 @@ describe('zodInputFields', () => {
         fields: (t) =>
           zodInputFields(t as never, shape, {
             text: 'Text.',
-            id: 'An id.',
+            id: 'An id; null is refused.',
             count: 'A count.',
             ratio: 'A ratio.',
-            flag: 'A flag.',
+            flag: 'A flag; null is refused.',
             at: 'When.',
             kind: 'a or b.',
-            fixed: { description: 'Fixed.', required: false },
-            data: 'Data.',
+            fixed: { description: 'Fixed; null is refused.', required: false },
+            data: 'Data; null is refused.',
             tags: 'Tags.',
             note: { description: 'A note.', validate: true },
-            child: { description: 'A child.', type: Nested as never },
+            child: { description: 'A child; null is refused.', type: Nested as never },
           }),
       });
     });
@@ -92,6 +92,13 @@ describe('zodInputFields', () => {
       ].sort(),
     );
     expect(printed).toContain('"""A note."""');
+  });
+
+  it('refuses to build a nullable field whose schema refuses null unless it says what null does, or nulls are dropped', () => {
+    const optional = z.object({ id: z.uuid().optional() });
+    expect(() => build((builder) => builder.inputType('Silent', { fields: (t) => zodInputFields(t as never, optional, { id: 'An id.' }) }))).toThrow(/id: .*refuses null/);
+    const dropped = build((builder) => builder.inputType('Dropped', { fields: (t) => zodInputFields(t as never, optional, { id: 'An id.' }, { nullAsAbsent: true }) }));
+    expect(printType(dropped.getType('Dropped') as GraphQLInputObjectType)).toContain('An id. null: the same as leaving it out.');
   });
 
   it('validates a field marked validate with its zod schema, without the optional around it', () => {

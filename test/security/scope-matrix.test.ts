@@ -91,7 +91,7 @@ beforeAll(async () => {
     await ownerGql(`mutation($app: UUID!, $id: UUID!) { recordVideoParticipantJoined(appId: $app, callId: $id, providerParticipantId: "p1", role: participant, name: "Ann") { callId } }`, { id });
   }
   const subscription = async () =>
-    (await ownerGql(`mutation($app: UUID!) { createWebhookSubscription(appId: $app, url: "http://127.0.0.1:9/x", eventTypes: ["scheduled.cancelled"]) { subscription { id: subscriptionId } } }`)).createWebhookSubscription.subscription.id as string;
+    (await ownerGql(`mutation($app: UUID!) { createWebhookSubscription(appId: $app, url: "http://127.0.0.1:9/x", eventTypes: [scheduled_cancelled]) { subscription { id: subscriptionId } } }`)).createWebhookSubscription.subscription.id as string;
   f.webhook = await subscription();
   f.webhookToDelete = await subscription();
   await importRecords(server, owner.appId, [campaign(1, { tags: ['vip'] }), template(1), ...catalogRecords('cat-matrix', ['p1'])]);
@@ -335,7 +335,7 @@ const gqlCases: Record<string, GqlCase> = {
     expect: ok(),
   },
   'Mutation.createWebhookSubscription': {
-    query: 'mutation($app: UUID!) { createWebhookSubscription(appId: $app, url: "http://127.0.0.1:9/y", eventTypes: ["scheduled.cancelled"]) { secret } }',
+    query: 'mutation($app: UUID!) { createWebhookSubscription(appId: $app, url: "http://127.0.0.1:9/y", eventTypes: [scheduled_cancelled]) { secret } }',
     expect: ok(),
   },
   'Mutation.deleteAgent': { query: 'mutation($app: UUID!, $id: UUID!) { deleteAgent(appId: $app, id: $id) { id: agentId } }', variables: () => ({ id: f.agentToDelete }), expect: ok() },

@@ -99,7 +99,7 @@ describe('scheduled.cancelled webhooks', () => {
     expect(listed.body.data.webhookDeliveries.nodes).toEqual([
       {
         id: queued!.id,
-        eventType: 'scheduled.cancelled',
+        eventType: 'scheduled_cancelled', // the enum's name; the delivered body's type keeps the dot
         status: 'succeeded',
         attempts: 2,
         lastResponseCode: 200,
@@ -194,7 +194,7 @@ describe('subscriptions: validation, scopes and tenancy', () => {
     const list = await gql(server.url, tenant.accessToken, `query($appId: UUID!) { webhookSubscriptions(appId: $appId) { id: subscriptionId url eventTypes status } }`, {
       appId: tenant.appId,
     });
-    expect(list.body.data.webhookSubscriptions).toEqual([{ id, url: receiver.url, eventTypes: ['scheduled.cancelled', 'scheduled.reminder'], status: 'active' }]);
+    expect(list.body.data.webhookSubscriptions).toEqual([{ id, url: receiver.url, eventTypes: ['scheduled_cancelled', 'scheduled_reminder'], status: 'active' }]);
   });
 
   it('pages deliveries newest first with a keyset cursor', async () => {

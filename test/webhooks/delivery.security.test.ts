@@ -81,7 +81,7 @@ describe('subscriptions: validation, scopes and tenancy', () => {
     const otherApp = await server.tenant();
     const appId = owner.tenant.appId;
     const operations: [string, Record<string, unknown>][] = [
-      [`mutation($appId: UUID!, $url: String!) { createWebhookSubscription(appId: $appId, url: $url, eventTypes: ["scheduled.cancelled"]) { secret } }`, { appId, url: receiver.url }],
+      [`mutation($appId: UUID!, $url: String!) { createWebhookSubscription(appId: $appId, url: $url, eventTypes: [scheduled_cancelled]) { secret } }`, { appId, url: receiver.url }],
       [`query($appId: UUID!) { webhookSubscriptions(appId: $appId) { id: subscriptionId } }`, { appId }],
       [`query($appId: UUID!) { webhookDeliveries(appId: $appId) { nodes { id: deliveryId } } }`, { appId }],
       [`mutation($appId: UUID!, $id: UUID!) { deleteWebhookSubscription(appId: $appId, id: $id) { id: subscriptionId } }`, { appId, id }],
@@ -126,7 +126,7 @@ describe('SSRF guard at subscription time (WEBHOOK_ALLOW_PRIVATE unset)', () => 
   ])('refuses %s with a validation error on url', async (url) => {
     const tenant = await guarded.tenant();
     const { SUBSCRIBE } = await import('./fixtures.js');
-    const res = await gql(guarded.url, tenant.accessToken, SUBSCRIBE, { appId: tenant.appId, url, eventTypes: ['scheduled.cancelled'] });
+    const res = await gql(guarded.url, tenant.accessToken, SUBSCRIBE, { appId: tenant.appId, url, eventTypes: ['scheduled_cancelled'] });
     expect(res.body.errors![0]!.extensions!.code).toBe('validation_error');
     expect(res.body.errors![0]!.extensions!.details).toEqual([
       { field: 'url', code: 'invalid_value', message: expect.stringMatching(/private, loopback or link-local|WEBHOOK_ALLOW_PRIVATE/) },
@@ -136,7 +136,7 @@ describe('SSRF guard at subscription time (WEBHOOK_ALLOW_PRIVATE unset)', () => 
   it('accepts a public address literal', async () => {
     const tenant = await guarded.tenant();
     const { SUBSCRIBE } = await import('./fixtures.js');
-    const res = await gql(guarded.url, tenant.accessToken, SUBSCRIBE, { appId: tenant.appId, url: 'https://93.184.215.14/hooks', eventTypes: ['scheduled.cancelled'] });
+    const res = await gql(guarded.url, tenant.accessToken, SUBSCRIBE, { appId: tenant.appId, url: 'https://93.184.215.14/hooks', eventTypes: ['scheduled_cancelled'] });
     expect(res.body.data.createWebhookSubscription.subscription.status).toBe('active');
   });
 });

@@ -90,14 +90,18 @@ export async function schedulingTenant(server: TestServer, scopes?: Parameters<T
   return { tenant, a: api(server, tenant) };
 }
 
-export const SUBSCRIBE = `mutation Subscribe($appId: UUID!, $url: String!, $eventTypes: [String!]!) {
+/** The WebhookEventType name of a delivered type: its dot is an underscore. */
+export const enumName = (type: string) => type.replace('.', '_');
+
+export const SUBSCRIBE = `mutation Subscribe($appId: UUID!, $url: String!, $eventTypes: [WebhookEventType!]!) {
   createWebhookSubscription(appId: $appId, url: $url, eventTypes: $eventTypes) {
     secret subscription { id: subscriptionId url eventTypes status }
   }
 }`;
 
+/** Subscribes to webhook types by the names deliveries carry (scheduled.cancelled), given to GraphQL as its enum (scheduled_cancelled). */
 export async function subscribe(server: TestServer, tenant: Pick<Tenant, 'appId' | 'accessToken'>, url: string, eventTypes: string[]) {
-  const res = await gql(server.url, tenant.accessToken, SUBSCRIBE, { appId: tenant.appId, url, eventTypes });
+  const res = await gql(server.url, tenant.accessToken, SUBSCRIBE, { appId: tenant.appId, url, eventTypes: eventTypes.map(enumName) });
   if (!res.body.data) throw new Error(`subscribe failed: ${JSON.stringify(res.body)}`);
   const created = res.body.data.createWebhookSubscription as { secret: string; subscription: { id: string } };
   return { id: created.subscription.id, secret: created.secret };

@@ -11,7 +11,7 @@ import { useServer } from '../helpers/use-server.js';
 
 const { server } = useServer({ overrides: { WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_POLL_MS: '0' } });
 
-const CREATE = `mutation($appId: UUID!, $url: String!, $eventTypes: [String!]!, $description: String) {
+const CREATE = `mutation($appId: UUID!, $url: String!, $eventTypes: [WebhookEventType!]!, $description: String) {
   createWebhookSubscription(appId: $appId, url: $url, eventTypes: $eventTypes, description: $description) {
     subscription { id: subscriptionId url description }
   }
@@ -22,7 +22,7 @@ const create = (tenant: Tenant, change: { url?: string; description?: string }) 
   gql(server.url, tenant.accessToken, CREATE, {
     appId: tenant.appId,
     url: 'http://example.com/hooks',
-    eventTypes: ['scheduled.cancelled'],
+    eventTypes: ['scheduled_cancelled'],
     description: 'ok',
     ...change,
   });

@@ -27,7 +27,7 @@ builder.objectField(SentMessageDetailsRef, 'flowReply', (t) =>
 
 const FlowActionPayloadInput = builder.inputType('FlowActionPayloadInput', {
   description: 'The first screen and its initial data (flow_action navigate).',
-  fields: (t) => zodInputFields(t, flowActionPayload, { screen: 'Required with navigate: the first screen.', data: 'Initial state of that screen.' }),
+  fields: (t) => zodInputFields(t, flowActionPayload, { screen: 'Required with navigate: the first screen.', data: 'Initial state of that screen.' }, { nullAsAbsent: true }),
 });
 const FlowParametersInput = builder.inputType('FlowParametersInput', {
   description: 'Flow parameters: version, token, id or name, CTA, action, mode.',
@@ -41,7 +41,7 @@ const FlowParametersInput = builder.inputType('FlowParametersInput', {
       flow_action: 'navigate (default) or data_exchange.',
       flow_action_payload: { description: 'Required with navigate; omitted with data_exchange.', type: FlowActionPayloadInput },
       mode: 'published (default) or draft.',
-    }),
+    }, { nullAsAbsent: true }),
 });
 const FlowActionInput = builder.inputType('FlowActionInput', {
   description: 'The Flow action: name `flow` and its parameters.',
@@ -49,7 +49,7 @@ const FlowActionInput = builder.inputType('FlowActionInput', {
     zodInputFields(t, flowAction, {
       name: fixed('flow'),
       parameters: { description: 'Flow parameters (flow_message_version, flow_token, flow_id or flow_name, flow_cta, ...).', type: FlowParametersInput },
-    }),
+    }, { nullAsAbsent: true }),
 });
 interactiveSendMutation({
   mutation: 'sendFlowMessage',

@@ -39,7 +39,7 @@ export function interactiveSendMutation(s: InteractiveSend) {
         body: { description: 'Body: text up to 1024 characters.', type: TextInput },
         footer: { description: 'Optional footer: text up to 60 characters.', type: TextInput },
         action: s.action,
-      }),
+      }, { nullAsAbsent: true }),
   });
   const messageInput = builder.inputType(`${s.prefix}MessageInput`, {
     description: s.messageDescription,
@@ -48,7 +48,7 @@ export function interactiveSendMutation(s: InteractiveSend) {
         ...envelopeHints,
         type: fixed('interactive'),
         interactive: { description: s.interactiveFieldDescription, type: interactiveInput },
-      }),
+      }, { nullAsAbsent: true }),
   });
   const input = graphqlInput(s.messageSchema, (raw) => {
     raw.type ??= 'interactive';

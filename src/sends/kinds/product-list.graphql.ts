@@ -7,7 +7,7 @@ import { productItem, productListAction, productListInteractive, productListMess
 
 const ProductItemInput = builder.inputType('ProductItemInput', {
   description: 'One product of a section, by retailer id.',
-  fields: (t) => zodInputFields(t, productItem, { product_retailer_id: 'Retailer id of a catalog product.' }),
+  fields: (t) => zodInputFields(t, productItem, { product_retailer_id: 'Retailer id of a catalog product.' }, { nullAsAbsent: true }),
 });
 const ProductSectionInput = builder.inputType('ProductSectionInput', {
   description: 'A titled section of products.',
@@ -15,7 +15,7 @@ const ProductSectionInput = builder.inputType('ProductSectionInput', {
     zodInputFields(t, productSection, {
       title: 'Section title.',
       product_items: { description: 'Products of the section (at most 30 across all sections).', type: [ProductItemInput] },
-    }),
+    }, { nullAsAbsent: true }),
 });
 const ProductListActionInput = builder.inputType('ProductListActionInput', {
   description: 'The catalog and its sections (at most 30 products in total).',
@@ -23,7 +23,7 @@ const ProductListActionInput = builder.inputType('ProductListActionInput', {
     zodInputFields(t, productListAction, {
       catalog_id: 'A catalog of the app (import type catalog).',
       sections: { description: 'At least 1; at most 30 product items in total.', type: [ProductSectionInput] },
-    }),
+    }, { nullAsAbsent: true }),
 });
 interactiveSendMutation({
   mutation: 'sendProductListMessage',

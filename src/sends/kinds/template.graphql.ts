@@ -14,7 +14,7 @@ const TemplateInput = builder.inputType('TemplateInput', {
       parameters: "Values of the body's placeholders, in order; as many as it has.",
       flow_token: 'Required when the template has a Flow button; unique per send within the app.',
       flow_action_data: 'Initial data of the Flow behind the button.',
-    }),
+    }, { nullAsAbsent: true }),
 });
 const TemplateMessageInput = builder.inputType('TemplateMessageInput', {
   description: 'A send of an approved template; works outside the 24-hour window.',
@@ -23,7 +23,7 @@ const TemplateMessageInput = builder.inputType('TemplateMessageInput', {
       ...envelopeHints,
       type: fixed('template'),
       template: { description: 'The template: name, language, parameters and an optional flow_token.', type: TemplateInput },
-    }),
+    }, { nullAsAbsent: true }),
 });
 
 const templateInput = graphqlInput(templateMessageSchema, (input) => {
