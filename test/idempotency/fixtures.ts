@@ -29,7 +29,7 @@ export function keyedApi(server: TestServer, tenant: Pick<Tenant, 'appId' | 'acc
 /** The stored keys of an app (app '' for writes that name none). */
 export const keysOf = (server: TestServer, appId: string) => server.runtime.database.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.appId, appId));
 
-export const SUBSCRIBE = `mutation Subscribe($appId: UUID!, $url: String!, $eventTypes: [String!]!) {
+export const SUBSCRIBE = `mutation Subscribe($appId: UUID!, $url: String!, $eventTypes: [WebhookEventType!]!) {
   createWebhookSubscription(appId: $appId, url: $url, eventTypes: $eventTypes) { secret subscription { id: subscriptionId } }
 }`;
 export const SUBSCRIPTIONS = `query($appId: UUID!) { webhookSubscriptions(appId: $appId) { id: subscriptionId } }`;

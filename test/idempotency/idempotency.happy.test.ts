@@ -82,7 +82,7 @@ describe('Idempotency-Key on REST writes: a retry gets the first answer and runs
 describe('Idempotency-Key on GraphQL mutations (the header on POST /graphql)', () => {
   it('createWebhookSubscription with a key creates one subscription; the replay returns the same id and secret', async () => {
     const tenant = await server.tenant();
-    const variables = { appId: tenant.appId, url: 'http://127.0.0.1:9/hook', eventTypes: ['scheduled.cancelled'] };
+    const variables = { appId: tenant.appId, url: 'http://127.0.0.1:9/hook', eventTypes: ['scheduled_cancelled'] };
     const first = await gql(server.url, tenant.accessToken, SUBSCRIBE, variables, { 'Idempotency-Key': 'hook-1' });
     expect(first.body.errors).toBeUndefined();
     expect(first.headers.get('idempotent-replayed')).toBeNull();
