@@ -13,8 +13,8 @@ describe('first start on empty storage', () => {
     expect(demo).toBeDefined();
     expect(await bootstrapDemo(server.runtime)).toBeUndefined();
     const token = await issueToken(server.url, demo!.clientId, demo!.clientSecret);
-    const res = await gql(server.url, token, '{ viewer { scopes apps } }');
-    expect(res.body.data.viewer.apps).toEqual([demo!.appId]);
+    const res = await gql(server.url, token, '{ viewer { scopes appIds } }');
+    expect(res.body.data.viewer.appIds).toEqual([demo!.appId]);
     expect(res.body.data.viewer.scopes).toHaveLength(10);
 
     // GraphiQL's scheduling tab runs as it stands on the demo app: slots, then a booking.

@@ -4,19 +4,19 @@ import type { AppRow } from '../apps/tables.js';
 import { builder } from '../graphql/builder.js';
 import { revokeToken } from './access-tokens.js';
 
-const Viewer = builder.objectRef<{ clientId: string; scopes: string[]; apps: string[] }>('Viewer').implement({
+const Viewer = builder.objectRef<{ clientId: string; scopes: string[]; appIds: string[] }>('Viewer').implement({
   description: 'The OAuth client the bearer token was issued to.',
   fields: (t) => ({
     clientId: t.exposeString('clientId', { description: 'The OAuth client id of the token.' }),
     scopes: t.exposeStringList('scopes', { description: 'Granted scopes.' }),
-    apps: t.exposeStringList('apps', { description: 'App ids this token may access; accessibleApps has the apps themselves.' }),
-    accessibleApps: t.field({
+    appIds: t.exposeStringList('appIds', { description: 'The ids of the apps this token may access; apps has the apps themselves.' }),
+    apps: t.field({
       type: [AppRef],
       description: 'The apps this token may access, by name (then id), loaded in one query; each reaches its lists as app(id:) does.',
       // Its selection runs once per app of the token: that many, not a guess, multiply its cost.
       complexity: (_args, ctx) => ({ field: 1, multiplier: Math.max(1, ctx.auth?.apps.size ?? 1) }),
       resolve: async (viewer, _args, ctx) => {
-        const rows = await appLoader(ctx).loadMany(viewer.apps);
+        const rows = await appLoader(ctx).loadMany(viewer.appIds);
         const found = rows.filter((row): row is AppRow => row !== undefined && !(row instanceof Error));
         return found.sort((a, b) => (a.name === b.name ? (a.id < b.id ? -1 : 1) : a.name < b.name ? -1 : 1));
       },
@@ -31,7 +31,7 @@ builder.queryField('viewer', (t) =>
     resolve: (_root, _args, ctx) => ({
       clientId: ctx.auth!.clientId,
       scopes: [...ctx.auth!.scopes],
-      apps: [...ctx.auth!.apps],
+      appIds: [...ctx.auth!.apps],
     }),
   }),
 );

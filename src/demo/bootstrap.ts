@@ -112,7 +112,7 @@ export function demoBanner(credentials: DemoCredentials, baseUrl: string): strin
     `    -d '{"grant_type":"client_credentials","client_id":"${clientId}","client_secret":"${clientSecret}"}' \\`,
     `    | node -pe 'JSON.parse(require("fs").readFileSync(0)).data.access_token')`,
     `  curl -si ${baseUrl}/graphql -H "authorization: Bearer $TOKEN" -H 'content-type: application/json' \\`,
-    `    -d '{"query":"{ viewer { clientId scopes apps } }"}'`,
+    `    -d '{"query":"{ viewer { clientId scopes appIds } }"}'`,
     '',
   ].join('\n');
 }

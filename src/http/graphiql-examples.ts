@@ -15,7 +15,7 @@ function exampleMonday(now = new Date()): string {
 }
 const bookingDay = exampleMonday();
 const appVariables = (extra: Record<string, unknown> = {}) =>
-  JSON.stringify({ appId: '<an app id from viewer.apps>', ...extra }, null, 2);
+  JSON.stringify({ appId: '<an app id from viewer.appIds>', ...extra }, null, 2);
 
 export interface GraphiQLTab {
   query: string;
@@ -32,9 +32,9 @@ export const graphiqlTabs: GraphiQLTab[] = [
 # 3. Run Viewer: the apps and scopes of your token.
 # The other tabs: one example per domain (analytics,
 # scheduling, sends, video, subscriptions); put an app
-# id from viewer.apps in their variables.
+# id from viewer.appIds in their variables.
 query Viewer {
-  viewer { clientId scopes apps }
+  viewer { clientId scopes appIds }
 }
 `,
     variables: '{}',

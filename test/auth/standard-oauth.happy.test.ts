@@ -14,7 +14,7 @@ const form = (fields: Record<string, string>, headers: Record<string, string> = 
   headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
 });
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
-const viewer = (token: string) => request(`${server.url}/graphql`, { token, json: { query: '{ viewer { clientId scopes apps } }' } });
+const viewer = (token: string) => request(`${server.url}/graphql`, { token, json: { query: '{ viewer { clientId scopes appIds } }' } });
 
 describe('POST /oauth/token (RFC 6749)', () => {
   it('client_secret_post: a bare RFC 6749 token response with scope, not cached', async () => {

@@ -74,11 +74,11 @@ describe('GraphQL abuse limits', () => {
     const complex = await gql(
       server.url,
       tenant.accessToken,
-      `query { a: viewer { clientId scopes apps } b: viewer { clientId scopes apps } c: viewer { clientId scopes apps } d: viewer { clientId scopes apps } }`,
+      `query { a: viewer { clientId scopes appIds } b: viewer { clientId scopes appIds } c: viewer { clientId scopes appIds } d: viewer { clientId scopes appIds } }`,
     );
     expectRefused(complex, /complexity 16 exceeds the limit of 12/);
     expect(complex.body.errors?.[0]?.extensions?.code).toBe('invalid_request');
-    const cheap = await gql(server.url, tenant.accessToken, `query { a: viewer { clientId scopes apps } b: viewer { clientId scopes apps } }`);
+    const cheap = await gql(server.url, tenant.accessToken, `query { a: viewer { clientId scopes appIds } b: viewer { clientId scopes appIds } }`);
     expect(cheap.status).toBe(200);
   });
 

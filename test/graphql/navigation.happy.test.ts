@@ -104,15 +104,15 @@ describe('navigation: app(id:) reaches the lists of the app', () => {
     expect(byRaw.body.data.app).toEqual(byAppId.body.data.app);
   });
 
-  it("viewer.accessibleApps lists the token's apps, each with its own rows, from one app query", async () => {
-    const query = `{ viewer { apps accessibleApps { appId messages(first: 1) { count { count precision } } campaigns { nodes { campaignId } } } } }`;
+  it("viewer.apps lists the token's apps, each with its own rows, from one app query", async () => {
+    const query = `{ viewer { appIds apps { appId messages(first: 1) { count { count precision } } campaigns { nodes { campaignId } } } } }`;
     const before = server.runtime.database.queries.count;
     const res = await q(query, undefined, bothToken);
     const statements = server.runtime.database.queries.count - before;
     expect(res.body.errors).toBeUndefined();
-    const apps = res.body.data.viewer.accessibleApps;
+    const apps = res.body.data.viewer.apps;
     expect(apps.map((a: { appId: string }) => a.appId).sort()).toEqual([tenant.appId, otherAppId].sort());
-    expect(res.body.data.viewer.apps.sort()).toEqual([tenant.appId, otherAppId].sort());
+    expect(res.body.data.viewer.appIds.sort()).toEqual([tenant.appId, otherAppId].sort());
     const mine = apps.find((a: { appId: string }) => a.appId === tenant.appId);
     const theirs = apps.find((a: { appId: string }) => a.appId === otherAppId);
     expect(mine.messages.count).toEqual({ count: CAP, precision: 'AT_LEAST' });
@@ -128,7 +128,7 @@ describe('navigation: app(id:) reaches the lists of the app', () => {
     };
     // Beyond what the request itself costs (its token check), both apps take one statement.
     const bare = await measure(`{ viewer { clientId } }`);
-    expect((await measure(`{ viewer { accessibleApps { appId name } } }`)) - bare).toBe(1);
+    expect((await measure(`{ viewer { apps { appId name } } }`)) - bare).toBe(1);
     expect(statements - bare).toBeLessThanOrEqual(1 + 2 * 4);
   });
 });
@@ -208,9 +208,9 @@ describe('counts', () => {
     const plain = await cost(`query($app: UUID!) { messages(appId: $app, first: 20) { limit } }`);
     const counted = await cost(`query($app: UUID!) { messages(appId: $app, first: 20) { limit count { count } } }`);
     expect(counted).toBeGreaterThan(plain);
-    // viewer.accessibleApps runs its selection once per app of the token.
+    // viewer.apps runs its selection once per app of the token.
     const perApp = async (token: string) =>
-      ((await q(`{ viewer { accessibleApps { messages(first: 20) { limit } } } }`, undefined, token)).body as any).extensions.cost.requestedQueryCost as number;
+      ((await q(`{ viewer { apps { messages(first: 20) { limit } } } }`, undefined, token)).body as any).extensions.cost.requestedQueryCost as number;
     const one = await perApp(tenant.accessToken);
     const two = await perApp(bothToken);
     // messages(first: 20) { limit } costs 2 (1 + 1 × 1): once more for the second app.

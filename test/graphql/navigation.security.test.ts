@@ -31,11 +31,11 @@ describe('navigation: tenancy', () => {
     expect(codeOf(byGlobal)).toBe('forbidden');
   });
 
-  it("viewer.accessibleApps lists only the token's apps", async () => {
-    const res = await gql(server.url, tenant.accessToken, `{ viewer { accessibleApps { appId messages { nodes { messageId } } } } }`);
+  it("viewer.apps lists only the token's apps", async () => {
+    const res = await gql(server.url, tenant.accessToken, `{ viewer { apps { appId messages { nodes { messageId } } } } }`);
     expect(res.body.errors).toBeUndefined();
-    expect(res.body.data.viewer.accessibleApps.map((a: { appId: string }) => a.appId)).toEqual([tenant.appId]);
-    const ids = res.body.data.viewer.accessibleApps[0].messages.nodes.map((m: { messageId: string }) => m.messageId);
+    expect(res.body.data.viewer.apps.map((a: { appId: string }) => a.appId)).toEqual([tenant.appId]);
+    const ids = res.body.data.viewer.apps[0].messages.nodes.map((m: { messageId: string }) => m.messageId);
     expect(ids.sort()).toEqual(['msg-00001', 'msg-00002']);
   });
 
@@ -76,10 +76,10 @@ describe('navigation: scopes', () => {
     expect(allowed.body.data.app.messages.nodes).toHaveLength(2);
   });
 
-  it('viewer.accessibleApps applies the same scope rule to each nested list', async () => {
+  it('viewer.apps applies the same scope rule to each nested list', async () => {
     const reader = await (await server.client({ apps: [tenant.appId, stranger.appId], scopes: ['campaigns:read'] })).token();
-    const res = await gql(server.url, reader, `{ viewer { accessibleApps { appId messages { nodes { messageId } } } } }`);
+    const res = await gql(server.url, reader, `{ viewer { apps { appId messages { nodes { messageId } } } } }`);
     expect(codeOf(res)).toBe('forbidden');
-    expect((res.body.errors as any)[0].path.slice(0, 2)).toEqual(['viewer', 'accessibleApps']);
+    expect((res.body.errors as any)[0].path.slice(0, 2)).toEqual(['viewer', 'apps']);
   });
 });

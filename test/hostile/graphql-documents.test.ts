@@ -118,7 +118,7 @@ describe('hostile GraphQL load', () => {
     const script = `
       const [url, token] = process.argv.slice(1);
       const fields = Array.from({ length: 1200 }, () => 'viewer { clientId }').join(' ');
-      const wide = Array.from({ length: 25 }, (_, j) => 'f' + j + ': viewer { clientId scopes apps }').join(' ');
+      const wide = Array.from({ length: 25 }, (_, j) => 'f' + j + ': viewer { clientId scopes appIds }').join(' ');
       const statuses = {};
       let stop = false;
       // Stops when told, when the test process goes away (stdin closes), or after 30 s at most.
