@@ -16,7 +16,7 @@ import { startTestServer, type Tenant, type TestServer } from '../test/helpers/s
 import { agent, api, everyDay, futureDay, importRecords } from '../test/scheduling/fixtures.js';
 
 const SUBSCRIBE = `mutation($appId: UUID!, $url: String!) {
-  createWebhookSubscription(appId: $appId, url: $url, eventTypes: ["scheduled.cancelled"]) { subscription { id: subscriptionId } }
+  createWebhookSubscription(appId: $appId, url: $url, eventTypes: [scheduled_cancelled]) { subscription { id: subscriptionId } }
 }`;
 
 export interface FairnessOptions {
@@ -93,8 +93,13 @@ export async function webhookFairness(server: TestServer, options: FairnessOptio
   try {
     const a = await schedulingApp(server);
     const b = await schedulingApp(server);
-    for (let i = 0; i < options.deadSubscriptions; i++) await gql(server.url, a.tenant.accessToken, SUBSCRIBE, { appId: a.tenant.appId, url: dead.url });
-    await gql(server.url, b.tenant.accessToken, SUBSCRIBE, { appId: b.tenant.appId, url: healthy.url });
+    // A refused subscription would leave every round waiting for a delivery that never comes.
+    const subscribe = async (token: string, appId: string, url: string) => {
+      const res = await gql(server.url, token, SUBSCRIBE, { appId, url });
+      if (res.body.errors) throw new Error(`subscription refused: ${JSON.stringify(res.body.errors)}`);
+    };
+    for (let i = 0; i < options.deadSubscriptions; i++) await subscribe(a.tenant.accessToken, a.tenant.appId, dead.url);
+    await subscribe(b.tenant.accessToken, b.tenant.appId, healthy.url);
     const waitMs = server.runtime.config.WEBHOOK_TIMEOUT_MS * 4;
 
     const phase = async () => {
