@@ -47,8 +47,8 @@ describe('batched token lookup', () => {
     expect(server.runtime.database.queries.count - before).toBe(1);
     expect(a).toMatchObject({ ok: true, auth: { clientId: live.clientId }, quota: { minute: 7 } });
     expect(a2).toMatchObject({ ok: true, auth: { clientId: live.clientId }, quota: { minute: 7 } });
-    expect(b).toEqual({ ok: false, message: 'Token revoked' });
-    expect(c).toEqual({ ok: false, message: 'Client no longer exists' });
+    expect(b).toEqual({ ok: false, message: 'Token revoked', error: 'invalid_token' });
+    expect(c).toEqual({ ok: false, message: 'Client no longer exists', error: 'invalid_token' });
   });
 
   it('does not answer a request that began after a revocation from a query sent before it', async () => {
@@ -60,7 +60,7 @@ describe('batched token lookup', () => {
     // ...the token is revoked (committed), then a new request with it begins.
     await revoke(tenant.clientId, token);
     const after = await authenticate(server.runtime, bearer(token));
-    expect(after).toEqual({ ok: false, message: 'Token revoked' });
+    expect(after).toEqual({ ok: false, message: 'Token revoked', error: 'invalid_token' });
     await inFlight;
   });
 
