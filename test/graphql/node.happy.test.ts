@@ -50,4 +50,24 @@ describe('global object identification', () => {
     }
     expect(selects).toBeLessThanOrEqual(1);
   });
+
+  it('nodes(ids:) loads a Node with a parent or a joined row in one query per type too', async () => {
+    const db = server.runtime.database.db as unknown as { select: (...args: unknown[]) => unknown };
+    const select = db.select;
+    for (const type of ['VideoParticipant', 'VideoRecording', 'SentMessageDetails', 'AvailabilityException', 'DndWindow']) {
+      const { row } = listed.find((l) => l.type === type)!;
+      let selects = 0;
+      db.select = function (this: unknown, ...args: unknown[]) {
+        selects++;
+        return select.apply(this, args);
+      };
+      try {
+        const data = await tenantGql(server, tenant, 'query($ids: [ID!]!) { nodes(ids: $ids) { id } }', { ids: Array.from({ length: 20 }, () => row.id) });
+        expect(data.nodes, type).toEqual(Array.from({ length: 20 }, () => ({ id: row.id })));
+      } finally {
+        db.select = select;
+      }
+      expect(selects, type).toBeLessThanOrEqual(1);
+    }
+  });
 });
