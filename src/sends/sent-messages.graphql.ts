@@ -1,6 +1,6 @@
 import { MessageRef } from '../analytics/messages.graphql.js';
 import { builder } from '../graphql/builder.js';
-import { SendKindEnum } from './sends.graphql.js';
+import { SendKindEnum, SentMessageRef } from './sends.graphql.js';
 import { asNode } from '../graphql/node.js';
 import { getSentMessage, sentMessagesWhere, type SentMessageDetails } from './service.js';
 import { sendDetails } from './tables.js';
@@ -20,6 +20,16 @@ export const SentMessageDetailsRef = builder.objectRef<SentMessageDetails>('Sent
     message: t.field({ description: 'The payload as sent.', type: MessageRef, resolve: (d) => d.message }),
   }),
 });
+
+builder.objectField(SentMessageRef, 'details', (t) =>
+  t.field({
+    type: SentMessageDetailsRef,
+    nullable: true,
+    description: 'The message as it is now (payload, Flow reply, current status through details.message); its id is the global id. Scope: messages:read.',
+    authScopes: (receipt) => ({ $all: { scope: 'messages:read', app: receipt.appId } }),
+    resolve: (receipt, _args, ctx) => getSentMessage(ctx, receipt.appId, receipt.id),
+  }),
+);
 
 builder.queryField('sentMessage', (t) =>
   t.field({

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useServer } from '../helpers/use-server.js';
 import { listEveryNode, seedEveryNode, tenantGql, type Listed } from './node-fixtures.js';
+import { newPhone, productListBody, userWrote } from '../sends/fixtures.js';
 
 const { server, tenant } = useServer({ overrides: { WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_POLL_MS: '0' }, tenant: true });
 let listed: Listed[];
@@ -69,5 +70,17 @@ describe('global object identification', () => {
       }
       expect(selects, type).toBeLessThanOrEqual(1);
     }
+  });
+
+  it("a send's receipt has the raw messageId and no global id of its own; its details are the SentMessageDetails Node", async () => {
+    const phone = newPhone();
+    await userWrote(server, tenant, phone);
+    const data = await tenantGql(server, tenant, 'mutation($app: UUID!, $m: JSON!) { sendMessage(appId: $app, message: $m) { message { messageId status details { id messageId kind } } } }', {
+      m: productListBody(phone, 'cat-node', [['p-1']]),
+    });
+    const receipt = data.sendMessage.message;
+    expect(receipt.details.messageId).toBe(receipt.messageId);
+    const again = await tenantGql(server, tenant, 'query($id: ID!) { node(id: $id) { __typename ... on SentMessageDetails { id messageId kind } } }', { id: receipt.details.id });
+    expect(again.node).toEqual({ __typename: 'SentMessageDetails', ...receipt.details });
   });
 });

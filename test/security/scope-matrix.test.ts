@@ -98,7 +98,7 @@ beforeAll(async () => {
   // An inbound message opens the conversation window a Flow send needs.
   const inbound = await request(`${server.url}/api/v1/messaging/${owner.appId}/inbound`, { token: owner.accessToken, json: { type: 'message', id: `wamid.matrix.${randomUUID()}`, from: phone, text: 'hi' } });
   if (inbound.status !== 200) throw new Error(`fixture failed: ${JSON.stringify(inbound.body)}`);
-  f.sent = (await ownerGql(`mutation($app: UUID!, $m: JSON!) { sendMessage(appId: $app, message: $m) { message { id } } }`, { m: flowMessage() })).sendMessage.message.id;
+  f.sent = (await ownerGql(`mutation($app: UUID!, $m: JSON!) { sendMessage(appId: $app, message: $m) { message { id: messageId } } }`, { m: flowMessage() })).sendMessage.message.id;
 }, 60_000);
 
 /** What a caller holding the scope gets: success, or a named refusal that is not about authorization. */
@@ -386,15 +386,15 @@ const gqlCases: Record<string, GqlCase> = {
   'Mutation.revokeToken': { query: 'mutation { revokeToken(token: "not-a-token-of-anyone") }', expect: ok(), foreign: ok() },
   'Mutation.saveAgent': { query: 'mutation($app: UUID!) { saveAgent(appId: $app, input: { name: "New", timezone: "UTC" }) { id: agentId } }', expect: ok() },
   'Mutation.sendFlowMessage': {
-    query: 'mutation($app: UUID!, $input: FlowMessageInput!) { sendFlowMessage(appId: $app, input: $input) { message { id } } }',
+    query: 'mutation($app: UUID!, $input: FlowMessageInput!) { sendFlowMessage(appId: $app, input: $input) { message { id: messageId } } }',
     variables: () => ({
       input: flowMessage(),
     }),
     expect: ok(),
   },
-  'Mutation.sendMessage': { query: 'mutation($app: UUID!, $m: JSON!) { sendMessage(appId: $app, message: $m) { message { id } } }', variables: () => ({ m: flowMessage() }), expect: ok() },
+  'Mutation.sendMessage': { query: 'mutation($app: UUID!, $m: JSON!) { sendMessage(appId: $app, message: $m) { message { id: messageId } } }', variables: () => ({ m: flowMessage() }), expect: ok() },
   'Mutation.sendProductListMessage': {
-    query: 'mutation($app: UUID!, $input: ProductListMessageInput!) { sendProductListMessage(appId: $app, input: $input) { message { id } } }',
+    query: 'mutation($app: UUID!, $input: ProductListMessageInput!) { sendProductListMessage(appId: $app, input: $input) { message { id: messageId } } }',
     variables: () => ({
       input: {
         to: phone,
@@ -410,7 +410,7 @@ const gqlCases: Record<string, GqlCase> = {
     expect: ok(),
   },
   'Mutation.sendTemplateMessage': {
-    query: 'mutation($app: UUID!, $input: TemplateMessageInput!) { sendTemplateMessage(appId: $app, input: $input) { message { id } } }',
+    query: 'mutation($app: UUID!, $input: TemplateMessageInput!) { sendTemplateMessage(appId: $app, input: $input) { message { id: messageId } } }',
     variables: () => ({ input: { to: phone, type: 'template', template: { name: template(1).name, language: 'en_US', parameters: ['Ana', '42'] } } }),
     expect: ok(),
   },
