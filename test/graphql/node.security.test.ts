@@ -53,6 +53,19 @@ describe('node(id:) tenancy and scopes', () => {
     expect(allowed.body.errors).toBeUndefined();
   });
 
+  it('participants, recordings, exceptions and DND windows need their call or agent scope; sent message details messages:read', async () => {
+    const client = await server.client({ apps: [stranger.appId], scopes: ['messages:read'] });
+    const token = await client.token();
+    for (const type of ['VideoParticipant', 'VideoRecording', 'AvailabilityException', 'DndWindow']) {
+      const refused = await node(token, strangers.find((s) => s.type === type)!.row.id);
+      expect(refused.body.data, type).toEqual({ node: null });
+      expect(refused.body.errors?.[0]?.extensions?.code, type).toBe('forbidden');
+    }
+    const sent = strangers.find((s) => s.type === 'SentMessageDetails')!;
+    const allowed = await node(token, sent.row.id);
+    expect(allowed.body.data).toEqual({ node: { __typename: 'SentMessageDetails', id: sent.row.id } });
+  });
+
   it('a malformed global id is a validation error, not a server error', async () => {
     const malformed = ['', 'not base64!', Buffer.from('NoColon').toString('base64'), Buffer.from('Viewer:x').toString('base64'), Buffer.from('Unknown:1').toString('base64'), Buffer.from('Campaign:').toString('base64'), Buffer.from('VideoParticipant:').toString('base64'), Buffer.from('SentMessage:x').toString('base64')];
     for (const id of malformed) {
