@@ -22,7 +22,7 @@ const SendMessageTypeEnum = closedEnum('SendMessageType', sendMessageTypes, 'The
 export const SentMessageRef = builder.objectRef<SentMessage & { appId: string }>('SentMessage').implement({
   description: 'A message accepted for delivery (202 data.message on REST). Replays return the first response unchanged.',
   fields: (t) => ({
-    messageId: t.exposeID('id', { description: 'The message id (its raw id, the messageId of Message and SentMessageDetails).' }),
+    messageId: t.exposeString('id', { description: 'The message id (its raw id, the messageId of Message and SentMessageDetails).' }),
     status: t.expose('status', { type: MessageStatusEnum, description: 'queued when accepted; provider status updates move it on.' }),
     to: t.exposeString('to', { description: 'Recipient phone number.' }),
     kind: t.expose('kind', { type: SendKindEnum, description: 'flow, product_list or template.' }),
