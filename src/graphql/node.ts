@@ -18,6 +18,13 @@ export interface NodeSource<T> {
   scope?: Scope;
   /** Rows the type's lists leave out (a deleted agent). */
   visible?: SQL;
+  /**
+   * The column (and its value on a row) that the id is unique within, besides the app: a video
+   * participant's id is unique per call. Its value joins the global id before the raw id.
+   */
+  parent?: { column: PgColumn; of: (row: T) => string };
+  /** Reads the rows matching `where` when the type is more than its table's row (a join, a computed field); still one query. */
+  rows?: (ctx: Context, where: SQL) => Promise<T[]>;
   appIdOf: (row: T) => string;
   rawIdOf: (row: T) => string;
 }
@@ -38,7 +45,8 @@ export function asNode<T extends object>(ref: ObjectRef<any, T>, source: NodeSou
 function globalKey<T>(source: NodeSource<T>, row: T): string {
   const app = source.appIdOf(row);
   const raw = source.rawIdOf(row);
-  return source.appId === source.id ? raw : `${app}:${raw}`;
+  if (source.appId === source.id) return raw;
+  return source.parent ? `${app}:${source.parent.of(row)}:${raw}` : `${app}:${raw}`;
 }
 
 /**
@@ -50,22 +58,36 @@ async function loadNodes<T>(ctx: Context, source: NodeSource<T>, keys: readonly 
   if (!auth) throw new AppError('unauthorized', 'Missing bearer token');
   if (source.scope && !auth.scopes.has(source.scope)) throw new AppError('forbidden', 'Missing scope or no access to this app');
   const parsed = keys.map((key) => parseKey(source, key));
-  const rawIds = [...new Set(parsed.flatMap((p) => (p ? [p.raw] : [])))];
+  const found = parsed.flatMap((p) => (p ? [p] : []));
+  const rawIds = [...new Set(found.map((p) => p.raw))];
   const apps = [...auth.apps];
   if (rawIds.length === 0 || apps.length === 0) return keys.map(() => null);
   const conditions = [inArray(source.appId, apps), inArray(source.id, rawIds), ...(source.visible ? [source.visible] : [])];
-  const rows = (await ctx.runtime.database.db.select().from(source.table as never).where(and(...conditions))) as T[];
-  const byKey = new Map(rows.map((row) => [`${source.appIdOf(row)}:${source.rawIdOf(row)}`, row]));
-  return parsed.map((p) => (p ? (byKey.get(`${p.app}:${p.raw}`) ?? null) : null));
+  if (source.parent) conditions.push(inArray(source.parent.column, [...new Set(found.map((p) => p.parent!))]));
+  const where = and(...conditions)!;
+  const rows = source.rows ? await source.rows(ctx, where) : ((await ctx.runtime.database.db.select().from(source.table as never).where(where)) as T[]);
+  const keyOf = (app: string, parent: string | undefined, raw: string) => (parent === undefined ? `${app}:${raw}` : `${app}:${parent}:${raw}`);
+  const byKey = new Map(rows.map((row) => [keyOf(source.appIdOf(row), source.parent?.of(row), source.rawIdOf(row)), row]));
+  return parsed.map((p) => (p ? (byKey.get(keyOf(p.app, p.parent, p.raw)) ?? null) : null));
 }
 
-function parseKey<T>(source: NodeSource<T>, key: string): { app: string; raw: string } | undefined {
+function parseKey<T>(source: NodeSource<T>, key: string): { app: string; parent?: string; raw: string } | undefined {
   if (source.appId === source.id) return UUID_PATTERN.test(key) ? { app: key.toLowerCase(), raw: key.toLowerCase() } : undefined;
   const at = key.indexOf(':');
   if (at === -1) return undefined;
   const app = key.slice(0, at);
-  const raw = key.slice(at + 1);
+  let raw = key.slice(at + 1);
+  let parent: string | undefined;
+  if (source.parent) {
+    // Parents are uuids: the first colon after the app ends it.
+    const next = raw.indexOf(':');
+    if (next === -1) return undefined;
+    parent = raw.slice(0, next);
+    raw = raw.slice(next + 1);
+    if (!UUID_PATTERN.test(parent)) return undefined;
+    parent = parent.toLowerCase();
+  }
   if (!UUID_PATTERN.test(app) || raw === '' || (source.uuid && !UUID_PATTERN.test(raw))) return undefined;
-  return { app: app.toLowerCase(), raw: source.uuid ? raw.toLowerCase() : raw };
+  return { app: app.toLowerCase(), parent, raw: source.uuid ? raw.toLowerCase() : raw };
 }
 

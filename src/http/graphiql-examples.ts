@@ -119,7 +119,7 @@ mutation OpenWindow($appId: UUID!, $event: JSON!) {
 mutation SendFlow($appId: UUID!, $message: JSON!) {
   sendMessage(appId: $appId, message: $message, idempotencyKey: "example-1") {
     replayed
-    message { id status kind to flowToken createdAt }
+    message { messageId status kind to flowToken createdAt }
   }
 }
 `,

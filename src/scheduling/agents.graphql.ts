@@ -18,7 +18,7 @@ import {
   setWorkingHours,
 } from './agents.service.js';
 import { agentInput, exceptionInput, exceptionKinds, schedulingFields, windowInput, windowRange } from './fields.js';
-import { agents, type AgentRow, type AvailabilityExceptionRow, type DndWindowRow } from './tables.js';
+import { agents, availabilityExceptions, dndWindows, type AgentRow, type AvailabilityExceptionRow, type DndWindowRow } from './tables.js';
 import { weekdays } from './working-hours.js';
 import { isNull } from 'drizzle-orm';
 import { asNode } from '../graphql/node.js';
@@ -35,7 +35,7 @@ const ExceptionKindEnum = closedEnum('AvailabilityExceptionKind', exceptionKinds
 const AvailabilityException = builder.objectRef<AvailabilityExceptionRow>('AvailabilityException').implement({
   description: 'A blocked or available_extra window of an agent, in UTC.',
   fields: (t) => ({
-    id: t.exposeID('id', { description: 'Exception id (UUID).' }),
+    exceptionId: t.exposeID('id', { description: 'Exception id (UUID), its raw id.' }),
     agentId: t.exposeID('agentId', { description: 'The agent (UUID).' }),
     kind: t.expose('kind', { type: ExceptionKindEnum, description: 'blocked or available_extra.' }),
     startUtc: t.expose('startAt', { description: 'Start, ISO 8601 UTC (inclusive).', type: 'DateTime' }),
@@ -46,7 +46,7 @@ const AvailabilityException = builder.objectRef<AvailabilityExceptionRow>('Avail
 const DndWindow = builder.objectRef<DndWindowRow>('DndWindow').implement({
   description: 'A do-not-disturb window of an agent, in UTC: no slot overlaps it.',
   fields: (t) => ({
-    id: t.exposeID('id', { description: 'Window id (UUID).' }),
+    windowId: t.exposeID('id', { description: 'Window id (UUID), its raw id.' }),
     agentId: t.exposeID('agentId', { description: 'The agent (UUID).' }),
     startUtc: t.expose('startAt', { description: 'Start, ISO 8601 UTC (inclusive).', type: 'DateTime' }),
     endUtc: t.expose('endAt', { description: 'End, ISO 8601 UTC (exclusive).', type: 'DateTime' }),
@@ -224,3 +224,5 @@ builder.mutationField('removeDndWindow', (t) =>
 
 // A deleted agent is kept only for its calls' history: not refetchable, as its lists leave it out.
 asNode(Agent, { table: agents, appId: agents.appId, id: agents.id, uuid: true, scope: 'scheduling:read', visible: isNull(agents.deletedAt), appIdOf: (row) => row.appId, rawIdOf: (row) => row.id });
+asNode(AvailabilityException, { table: availabilityExceptions, appId: availabilityExceptions.appId, id: availabilityExceptions.id, uuid: true, scope: 'scheduling:read', appIdOf: (row) => row.appId, rawIdOf: (row) => row.id });
+asNode(DndWindow, { table: dndWindows, appId: dndWindows.appId, id: dndWindows.id, uuid: true, scope: 'scheduling:read', appIdOf: (row) => row.appId, rawIdOf: (row) => row.id });

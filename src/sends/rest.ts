@@ -1,7 +1,7 @@
 import { defineRoute, withMeta, type RestRoute } from '../rest/adapter.js';
 
 // POST /messaging/{appId}/messages (202 data.message) and /inbound, through the schema.
-const sentMessageFields = `id status to kind message_type: messageType provider_message_id: providerMessageId
+const sentMessageFields = `id: messageId status to kind message_type: messageType provider_message_id: providerMessageId
   flow_token: flowToken template_name: templateName product_item_count: productItemCount created_at: createdAt`;
 
 // A message's fields as the analytics message list shows them, so both read alike.

@@ -17,10 +17,12 @@ import { sendKinds, sendMessage, sendMessageTypes, type SentMessage } from './se
 export const SendKindEnum = closedEnum('SendKind', sendKinds, 'What was sent: a Flow, a Product List or a template message.');
 const SendMessageTypeEnum = closedEnum('SendMessageType', sendMessageTypes, 'The message type a send is stored with: a Flow or a Product List is interactive.');
 
-const SentMessageRef = builder.objectRef<SentMessage>('SentMessage').implement({
+// The receipt is a snapshot of the accepted send (a replay repeats it), not an entity one could
+// refetch: it has no global id. `details` reaches the Node, SentMessageDetails, as it is now.
+export const SentMessageRef = builder.objectRef<SentMessage & { appId: string }>('SentMessage').implement({
   description: 'A message accepted for delivery (202 data.message on REST). Replays return the first response unchanged.',
   fields: (t) => ({
-    id: t.exposeID('id', { description: 'The message id in the analytics message list.' }),
+    messageId: t.exposeString('id', { description: 'The message id (its raw id, the messageId of Message and SentMessageDetails).' }),
     status: t.expose('status', { type: MessageStatusEnum, description: 'queued when accepted; provider status updates move it on.' }),
     to: t.exposeString('to', { description: 'Recipient phone number.' }),
     kind: t.expose('kind', { type: SendKindEnum, description: 'flow, product_list or template.' }),
@@ -33,10 +35,10 @@ const SentMessageRef = builder.objectRef<SentMessage>('SentMessage').implement({
   }),
 });
 
-const SendMessageResult = builder.objectRef<{ message: SentMessage; replayed: boolean }>('SendMessageResult').implement({
+const SendMessageResult = builder.objectRef<{ message: SentMessage; replayed: boolean; appId: string }>('SendMessageResult').implement({
   description: 'The queued message; replayed is true when an Idempotency-Key replayed an earlier send.',
   fields: (t) => ({
-    message: t.field({ description: 'The queued message.', type: SentMessageRef, resolve: (r) => r.message }),
+    message: t.field({ description: 'The queued message.', type: SentMessageRef, resolve: (r) => ({ ...r.message, appId: r.appId }) }),
     replayed: t.exposeBoolean('replayed', { description: 'True when an Idempotency-Key replayed the stored first response.' }),
   }),
 });
@@ -106,7 +108,7 @@ export function sendMutation(name: string, input: InputObjectRef<BuilderTypes, u
         idempotencyKey: t.arg.string({ description: 'Replays the first response for the same body; 409 conflict for a different one. The Idempotency-Key header on the request does the same for any mutation.', validate: { schema: idempotencyKey } }),
       },
       resolve: (_root, args, ctx) =>
-        detailsUnder('input', () => sendMessage(ctx, args.appId, args.input as unknown as SendMessage, args.idempotencyKey ?? undefined)),
+        detailsUnder('input', async () => ({ ...(await sendMessage(ctx, args.appId, args.input as unknown as SendMessage, args.idempotencyKey ?? undefined)), appId: args.appId })),
     }),
   );
 }
@@ -123,7 +125,8 @@ builder.mutationField('sendMessage', (t) =>
       message: t.arg({ description: 'A Flow, Product List or template payload (WhatsApp field names, snake_case).', type: 'JSON', required: true, validate: { schema: sendMessageSchema } }),
       idempotencyKey: t.arg.string({ description: 'Replays the first response for the same body; 409 conflict for a different one. The Idempotency-Key header on the request does the same for any mutation.', validate: { schema: idempotencyKey } }),
     },
-    resolve: (_root, args, ctx) => detailsUnder('message', () => sendMessage(ctx, args.appId, args.message as SendMessage, args.idempotencyKey ?? undefined)),
+    resolve: (_root, args, ctx) =>
+      detailsUnder('message', async () => ({ ...(await sendMessage(ctx, args.appId, args.message as SendMessage, args.idempotencyKey ?? undefined)), appId: args.appId })),
   }),
 );
 

@@ -1,10 +1,13 @@
 import { MessageRef } from '../analytics/messages.graphql.js';
 import { builder } from '../graphql/builder.js';
-import { SendKindEnum } from './sends.graphql.js';
-import { getSentMessage, type SentMessageDetails } from './service.js';
+import { SendKindEnum, SentMessageRef } from './sends.graphql.js';
+import { asNode } from '../graphql/node.js';
+import { getSentMessage, sentMessagesWhere, type SentMessageDetails } from './service.js';
+import { sendDetails } from './tables.js';
 
 // A message sent through this service, read back with its payload (its Flow reply: kinds/flow.graphql.ts).
-// Scope: messages:read.
+// Scope: messages:read. It is the send's side of a Message, keyed by the same messageId, yet a Node
+// of its own: a global id answers one type, and the Message's already answers Message.
 
 export const SentMessageDetailsRef = builder.objectRef<SentMessageDetails>('SentMessageDetails').implement({
   description: 'A message sent through this service: the payload as sent and the Flow reply, if any.',
@@ -18,6 +21,16 @@ export const SentMessageDetailsRef = builder.objectRef<SentMessageDetails>('Sent
   }),
 });
 
+builder.objectField(SentMessageRef, 'details', (t) =>
+  t.field({
+    type: SentMessageDetailsRef,
+    nullable: true,
+    description: 'The message as it is now (payload, Flow reply, current status through details.message); its id is the global id. Scope: messages:read.',
+    authScopes: (receipt) => ({ $all: { scope: 'messages:read', app: receipt.appId } }),
+    resolve: (receipt, _args, ctx) => getSentMessage(ctx, receipt.appId, receipt.id),
+  }),
+);
+
 builder.queryField('sentMessage', (t) =>
   t.field({
     type: SentMessageDetailsRef,
@@ -27,3 +40,14 @@ builder.queryField('sentMessage', (t) =>
     resolve: (_root, args, ctx) => getSentMessage(ctx, args.appId, args.messageId),
   }),
 );
+
+asNode(SentMessageDetailsRef, {
+  table: sendDetails,
+  appId: sendDetails.appId,
+  id: sendDetails.messageId,
+  uuid: false,
+  scope: 'messages:read',
+  rows: (ctx, where) => sentMessagesWhere(ctx, where),
+  appIdOf: (row) => row.appId,
+  rawIdOf: (row) => row.messageId,
+});

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { and, desc, eq, ne, sql } from 'drizzle-orm';
+import { and, desc, eq, ne, sql, type SQL } from 'drizzle-orm';
 import { messages, templates, type MessageRow } from '../analytics/tables.js';
 import type { Queryable, Tx } from '../db/client.js';
 import { AppError, conflict, notFound } from '../errors/app-error.js';
@@ -333,14 +333,19 @@ export interface SentMessageDetails extends SendDetailsRow {
 }
 
 export async function getSentMessage(ctx: RequestContext, appId: string, messageId: string): Promise<SentMessageDetails> {
-  const [row] = await ctx.runtime.database.db
+  const [row] = await sentMessagesWhere(ctx, and(eq(sendDetails.appId, appId), eq(sendDetails.messageId, messageId))!);
+  if (!row) throw notFound('Sent message');
+  return row;
+}
+
+/** Sent messages matching `where` (on send_details), each with its message: one query. */
+export async function sentMessagesWhere(ctx: RequestContext, where: SQL): Promise<SentMessageDetails[]> {
+  const rows = await ctx.runtime.database.db
     .select({ details: sendDetails, message: messages })
     .from(sendDetails)
     .innerJoin(messages, and(eq(messages.appId, sendDetails.appId), eq(messages.id, sendDetails.messageId)))
-    .where(and(eq(sendDetails.appId, appId), eq(sendDetails.messageId, messageId)))
-    .limit(1);
-  if (!row) throw notFound('Sent message');
-  return { ...row.details, message: row.message };
+    .where(where);
+  return rows.map((row) => ({ ...row.details, message: row.message }));
 }
 
 /** A unique violation of `constraint`, through drizzle's wrapping (postgres.js and PGlite alike). */

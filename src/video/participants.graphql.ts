@@ -4,6 +4,9 @@ import { zodInputFields } from '../graphql/zod-input.js';
 import { atDescription, batchedList, callHints, callKey, eventDescription, VideoCall, VideoParticipantRoleEnum } from './calls.graphql.js';
 import { participantRoles } from './lifecycle.js';
 import { participantsLoader, type BilledParticipant } from './loaders.js';
+import { asNode } from '../graphql/node.js';
+import { billCall } from './billing.js';
+import { videoParticipants } from './tables.js';
 import { participantJoinedArgs, participantLeftArgs, recordParticipantJoined, recordParticipantLeft } from './service.js';
 
 // Participants of a video call: their sessions and billed minutes, and the provider's join and
@@ -12,7 +15,8 @@ import { participantJoinedArgs, participantLeftArgs, recordParticipantJoined, re
 const VideoParticipant = builder.objectRef<BilledParticipant>('VideoParticipant').implement({
   description: 'One connected session of a participant; a rejoin after leaving is a new session.',
   fields: (t) => ({
-    id: t.exposeID('id', { description: 'Participant id (UUID).' }),
+    participantId: t.exposeID('id', { description: 'Participant id (UUID), its raw id; unique within its call.' }),
+    callId: t.exposeID('callId', { description: 'The call of the session (UUID).' }),
     providerParticipantId: t.exposeString('providerParticipantId', { description: "The provider's participant id." }),
     role: t.expose('role', { type: VideoParticipantRoleEnum, description: `One of ${participantRoles.join(', ')}.` }),
     name: t.exposeString('name', { description: 'Display name.' }),
@@ -79,3 +83,16 @@ builder.mutationField('recordVideoParticipantLeft', (t) =>
     resolve: (_root, args, ctx) => recordParticipantLeft(ctx, parseInput(participantLeftArgs, args)),
   }),
 );
+
+// A session is billed against the clock when it is read, as in its call's list.
+asNode(VideoParticipant, {
+  table: videoParticipants,
+  appId: videoParticipants.appId,
+  id: videoParticipants.id,
+  uuid: true,
+  scope: 'video:read',
+  parent: { column: videoParticipants.callId, of: (row) => row.callId },
+  rows: async (ctx, where) => billCall(await ctx.runtime.database.db.select().from(videoParticipants).where(where), ctx.runtime.clock.now()).sessions,
+  appIdOf: (row) => row.appId,
+  rawIdOf: (row) => row.id,
+});

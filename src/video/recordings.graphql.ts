@@ -5,14 +5,16 @@ import { atDescription, batchedList, callHints, callKey, eventDescription, Video
 import { recordingStatuses } from './lifecycle.js';
 import { recordingsLoader } from './loaders.js';
 import { recordingStatusArgs, recordRecordingStatus } from './service.js';
-import type { VideoRecordingRow } from './tables.js';
+import { videoRecordings, type VideoRecordingRow } from './tables.js';
+import { asNode } from '../graphql/node.js';
 
 // Recordings (archives) of a video call, and the provider's recording status events.
 
 const VideoRecording = builder.objectRef<VideoRecordingRow>('VideoRecording').implement({
   description: 'A recording (archive) of the call.',
   fields: (t) => ({
-    id: t.exposeID('id', { description: 'Recording id (UUID).' }),
+    recordingId: t.exposeID('id', { description: 'Recording id (UUID), its raw id; unique within its call.' }),
+    callId: t.exposeID('callId', { description: 'The call recorded (UUID).' }),
     providerArchiveId: t.exposeString('providerArchiveId', { description: "The provider's archive id." }),
     url: t.exposeString('url', { nullable: true, description: 'Download URL; it may expire.' }),
     status: t.expose('status', { type: VideoRecordingStatusEnum, description: `One of ${recordingStatuses.join(', ')}.` }),
@@ -49,3 +51,14 @@ builder.mutationField('recordVideoRecordingStatus', (t) =>
     resolve: (_root, args, ctx) => recordRecordingStatus(ctx, parseInput(recordingStatusArgs, args)),
   }),
 );
+
+asNode(VideoRecording, {
+  table: videoRecordings,
+  appId: videoRecordings.appId,
+  id: videoRecordings.id,
+  uuid: true,
+  scope: 'video:read',
+  parent: { column: videoRecordings.callId, of: (row) => row.callId },
+  appIdOf: (row) => row.appId,
+  rawIdOf: (row) => row.id,
+});

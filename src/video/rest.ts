@@ -5,9 +5,9 @@ export const videoCallFields = `
   callId status presetId title description metadata hostName guestName
   provider { name meetingId }
   contactcenter { conversationId ccHostOrigin ccTargetEnv ccLangTag ccUsePopupAuth }
-  participants { id providerParticipantId role name joinedAt leftAt billedMinutes }
+  participants { id: participantId providerParticipantId role name joinedAt leftAt billedMinutes }
   usage { participantMinutes }
-  recordings { id providerArchiveId url status createdAt updatedAt }`;
+  recordings { id: recordingId providerArchiveId url status createdAt updatedAt }`;
 
 /** GET {video_url}/api/calls/{callId}: no version segment; `{ ok: true, data }`, the video host's own envelope. */
 export const videoCallLookupRoute = defineRoute<{ videoCallLookup: unknown }>({

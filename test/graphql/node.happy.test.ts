@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useServer } from '../helpers/use-server.js';
 import { listEveryNode, seedEveryNode, tenantGql, type Listed } from './node-fixtures.js';
+import { newPhone, productListBody, userWrote } from '../sends/fixtures.js';
 
 const { server, tenant } = useServer({ overrides: { WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_POLL_MS: '0' }, tenant: true });
 let listed: Listed[];
@@ -49,5 +50,37 @@ describe('global object identification', () => {
       db.select = select;
     }
     expect(selects).toBeLessThanOrEqual(1);
+  });
+
+  it('nodes(ids:) loads a Node with a parent or a joined row in one query per type too', async () => {
+    const db = server.runtime.database.db as unknown as { select: (...args: unknown[]) => unknown };
+    const select = db.select;
+    for (const type of ['VideoParticipant', 'VideoRecording', 'SentMessageDetails', 'AvailabilityException', 'DndWindow']) {
+      const { row } = listed.find((l) => l.type === type)!;
+      let selects = 0;
+      db.select = function (this: unknown, ...args: unknown[]) {
+        selects++;
+        return select.apply(this, args);
+      };
+      try {
+        const data = await tenantGql(server, tenant, 'query($ids: [ID!]!) { nodes(ids: $ids) { id } }', { ids: Array.from({ length: 20 }, () => row.id) });
+        expect(data.nodes, type).toEqual(Array.from({ length: 20 }, () => ({ id: row.id })));
+      } finally {
+        db.select = select;
+      }
+      expect(selects, type).toBeLessThanOrEqual(1);
+    }
+  });
+
+  it("a send's receipt has the raw messageId and no global id of its own; its details are the SentMessageDetails Node", async () => {
+    const phone = newPhone();
+    await userWrote(server, tenant, phone);
+    const data = await tenantGql(server, tenant, 'mutation($app: UUID!, $m: JSON!) { sendMessage(appId: $app, message: $m) { message { messageId status details { id messageId kind } } } }', {
+      m: productListBody(phone, 'cat-node', [['p-1']]),
+    });
+    const receipt = data.sendMessage.message;
+    expect(receipt.details.messageId).toBe(receipt.messageId);
+    const again = await tenantGql(server, tenant, 'query($id: ID!) { node(id: $id) { __typename ... on SentMessageDetails { id messageId kind } } }', { id: receipt.details.id });
+    expect(again.node).toEqual({ __typename: 'SentMessageDetails', ...receipt.details });
   });
 });

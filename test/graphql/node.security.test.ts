@@ -20,12 +20,11 @@ const node = (token: string, id: unknown) => gql(server.url, token, NODE, { id }
 
 describe('node(id:) tenancy and scopes', () => {
   it("another app's global id answers exactly as an unknown one: null, no error", async () => {
-    for (const { type, raw, row } of strangers) {
-      const rawId = String(row[raw]);
-      const unknownRaw = type === 'Message' ? `wamid.unknown.${randomUUID()}` : randomUUID();
+    for (const { type, key, row } of strangers) {
+      const unknownRaw = type === 'Message' ? `wamid.unknown.${randomUUID()}` : key.replace(/[^:]+$/, randomUUID());
       const unknown = globalId(type, type === 'App' ? randomUUID() : `${owner.appId}:${unknownRaw}`);
-      // Its own global id, and the raw id under the caller's app: neither reads the row.
-      const spoofed = globalId(type, type === 'App' ? rawId : `${owner.appId}:${rawId}`);
+      // Its own global id, and its key under the caller's app: neither reads the row.
+      const spoofed = globalId(type, type === 'App' ? key : `${owner.appId}:${key}`);
       const answers = await Promise.all([row.id, spoofed, unknown].map((id) => node(owner.accessToken, id)));
       for (const res of answers) {
         expect(res.status, type).toBe(200);
@@ -54,8 +53,21 @@ describe('node(id:) tenancy and scopes', () => {
     expect(allowed.body.errors).toBeUndefined();
   });
 
+  it('participants, recordings, exceptions and DND windows need their call or agent scope; sent message details messages:read', async () => {
+    const client = await server.client({ apps: [stranger.appId], scopes: ['messages:read'] });
+    const token = await client.token();
+    for (const type of ['VideoParticipant', 'VideoRecording', 'AvailabilityException', 'DndWindow']) {
+      const refused = await node(token, strangers.find((s) => s.type === type)!.row.id);
+      expect(refused.body.data, type).toEqual({ node: null });
+      expect(refused.body.errors?.[0]?.extensions?.code, type).toBe('forbidden');
+    }
+    const sent = strangers.find((s) => s.type === 'SentMessageDetails')!;
+    const allowed = await node(token, sent.row.id);
+    expect(allowed.body.data).toEqual({ node: { __typename: 'SentMessageDetails', id: sent.row.id } });
+  });
+
   it('a malformed global id is a validation error, not a server error', async () => {
-    const malformed = ['', 'not base64!', Buffer.from('NoColon').toString('base64'), Buffer.from('Viewer:x').toString('base64'), Buffer.from('Unknown:1').toString('base64'), Buffer.from('Campaign:').toString('base64')];
+    const malformed = ['', 'not base64!', Buffer.from('NoColon').toString('base64'), Buffer.from('Viewer:x').toString('base64'), Buffer.from('Unknown:1').toString('base64'), Buffer.from('Campaign:').toString('base64'), Buffer.from('VideoParticipant:').toString('base64'), Buffer.from('SentMessage:x').toString('base64')];
     for (const id of malformed) {
       const res = await node(owner.accessToken, id);
       expect(res.status, id).toBe(200);
@@ -65,7 +77,18 @@ describe('node(id:) tenancy and scopes', () => {
   });
 
   it('a Node type with a raw id of the wrong shape is not found (null), as an unknown id', async () => {
-    for (const id of [globalId('Campaign', 'not-a-uuid'), globalId('Campaign', `${owner.appId}:not-a-uuid`), globalId('App', 'x')]) {
+    const participant = `${randomUUID()}:${randomUUID()}`;
+    const wrongShape = [
+      globalId('Campaign', 'not-a-uuid'),
+      globalId('Campaign', `${owner.appId}:not-a-uuid`),
+      globalId('App', 'x'),
+      globalId('DndWindow', `${owner.appId}:not-a-uuid`),
+      // A call's participant or recording is named with its call: without it, or with a call that is not a uuid.
+      globalId('VideoParticipant', `${owner.appId}:${randomUUID()}`),
+      globalId('VideoRecording', `${owner.appId}:not-a-uuid:${randomUUID()}`),
+      globalId('VideoRecording', `not-a-uuid:${participant}`),
+    ];
+    for (const id of wrongShape) {
       const res = await node(owner.accessToken, id);
       expect(res.body.data).toEqual({ node: null });
       expect(res.body.errors).toBeUndefined();

@@ -61,7 +61,7 @@ describe('deleteAgent', () => {
     const hours = await a.gql(`mutation($app: UUID!, $id: UUID!) { setAgentWorkingHours(appId: $app, agentId: $id, workingHours: {}) { id: agentId } }`, { app: tenant.appId, id: agentIdOf(1) });
     expect(codeOf(hours)).toBe('not_found');
     const dnd = await a.gql(
-      `mutation($app: UUID!, $id: UUID!, $s: DateTime!, $e: DateTime!) { addDndWindow(appId: $app, agentId: $id, startUtc: $s, endUtc: $e) { id } }`,
+      `mutation($app: UUID!, $id: UUID!, $s: DateTime!, $e: DateTime!) { addDndWindow(appId: $app, agentId: $id, startUtc: $s, endUtc: $e) { id: windowId } }`,
       { app: tenant.appId, id: agentIdOf(1), s: futureDay(6, 1).toISOString(), e: futureDay(6, 2).toISOString() },
     );
     expect(codeOf(dnd)).toBe('invalid_request');
@@ -84,7 +84,7 @@ describe('deleteAgent', () => {
     });
     expect(saved.body.data.saveAgent).toEqual({ id: agentIdOf(1), deletedAt: null });
     expect(await agentIds(a, tenant.appId)).toEqual([agentIdOf(1), agentIdOf(2)]);
-    const windows = await a.gql(`query($app: UUID!, $id: UUID!) { agent(appId: $app, id: $id) { dndWindows { id } } }`, { app: tenant.appId, id: agentIdOf(1) });
+    const windows = await a.gql(`query($app: UUID!, $id: UUID!) { agent(appId: $app, id: $id) { dndWindows { id: windowId } } }`, { app: tenant.appId, id: agentIdOf(1) });
     expect(windows.body.data.agent.dndWindows).toEqual([]);
     expect((await deleteAgent(a, tenant.appId, agentIdOf(1))).body.data.deleteAgent.deletedAt).not.toBeNull();
     await importRecords(server, tenant.appId, [agent(1, 'UTC', everyDay('00:00', '24:00'))]);

@@ -19,12 +19,12 @@ describe('GraphQL: agents, hours, exceptions and DND', () => {
     expect(codeOf(badHours)).toBe('invalid_request');
     expect(badHours.body.errors![0]!.extensions!.details.map((d: { field: string }) => d.field)).toEqual(['workingHours.mon.0.0', 'workingHours.mon.0.1']);
     const reversed = await a.gql(
-      `mutation($app: UUID!, $id: UUID!) { addDndWindow(appId: $app, agentId: $id, startUtc: "2026-03-09T05:00:00Z", endUtc: "2026-03-09T04:00:00Z") { id } }`,
+      `mutation($app: UUID!, $id: UUID!) { addDndWindow(appId: $app, agentId: $id, startUtc: "2026-03-09T05:00:00Z", endUtc: "2026-03-09T04:00:00Z") { id: windowId } }`,
       { app: tenant.appId, id: agentIdOf(1) },
     );
     expect(reversed.body.errors![0]!.extensions).toMatchObject({ code: 'invalid_request', details: [{ field: 'endUtc' }] });
     const noAgent = await a.gql(
-      `mutation($app: UUID!, $id: UUID!) { addDndWindow(appId: $app, agentId: $id, startUtc: "2026-03-09T03:00:00Z", endUtc: "2026-03-09T04:00:00Z") { id } }`,
+      `mutation($app: UUID!, $id: UUID!) { addDndWindow(appId: $app, agentId: $id, startUtc: "2026-03-09T03:00:00Z", endUtc: "2026-03-09T04:00:00Z") { id: windowId } }`,
       { app: tenant.appId, id: agentIdOf(9) },
     );
     expect(codeOf(noAgent)).toBe('invalid_request');

@@ -28,17 +28,17 @@ describe('GraphQL: agents, hours, exceptions and DND', () => {
     expect(hours.body.data.setAgentWorkingHours.workingHours).toEqual({ mon: [['10:00', '11:00']] });
     expect(await slots()).toEqual(['04:15', '04:30', '04:45']);
     const blocked = await a.gql(
-      `mutation($app: UUID!, $id: UUID!) { addAvailabilityException(appId: $app, agentId: $id, kind: blocked, startUtc: "2026-03-09T04:30:00Z", endUtc: "2026-03-09T04:45:00Z") { id kind } }`,
+      `mutation($app: UUID!, $id: UUID!) { addAvailabilityException(appId: $app, agentId: $id, kind: blocked, startUtc: "2026-03-09T04:30:00Z", endUtc: "2026-03-09T04:45:00Z") { id: exceptionId kind } }`,
       { app: tenant.appId, id },
     );
     expect(await slots()).toEqual(['04:45']);
-    const dnd = await a.gql(`mutation($app: UUID!, $id: UUID!) { addDndWindow(appId: $app, agentId: $id, startUtc: "2026-03-09T05:00:00Z", endUtc: "2026-03-09T05:15:00Z") { id } }`, {
+    const dnd = await a.gql(`mutation($app: UUID!, $id: UUID!) { addDndWindow(appId: $app, agentId: $id, startUtc: "2026-03-09T05:00:00Z", endUtc: "2026-03-09T05:15:00Z") { id: windowId } }`, {
       app: tenant.appId,
       id,
     });
     expect(await slots()).toEqual([]);
-    await a.gql(`mutation($app: UUID!, $id: UUID!) { removeAvailabilityException(appId: $app, id: $id) { id } }`, { app: tenant.appId, id: blocked.body.data.addAvailabilityException.id });
-    await a.gql(`mutation($app: UUID!, $id: UUID!) { removeDndWindow(appId: $app, id: $id) { id } }`, { app: tenant.appId, id: dnd.body.data.addDndWindow.id });
+    await a.gql(`mutation($app: UUID!, $id: UUID!) { removeAvailabilityException(appId: $app, id: $id) { id: exceptionId } }`, { app: tenant.appId, id: blocked.body.data.addAvailabilityException.id });
+    await a.gql(`mutation($app: UUID!, $id: UUID!) { removeDndWindow(appId: $app, id: $id) { id: windowId } }`, { app: tenant.appId, id: dnd.body.data.addDndWindow.id });
     expect(await slots()).toEqual(['04:15', '04:30', '04:45']);
     const deleted = await a.gql(`mutation($app: UUID!, $id: UUID!) { deleteAgent(appId: $app, id: $id) { id: agentId } }`, { app: tenant.appId, id });
     expect(deleted.body.data.deleteAgent.id).toBe(id);

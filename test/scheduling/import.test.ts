@@ -20,7 +20,7 @@ describe('import: agent, availability_exception, dnd, scheduled_call', () => {
     const a = api(server, tenant);
     const res = await a.gql(
       `query($app: UUID!, $agent: UUID!) { agent(appId: $app, id: $agent) { name timezone workingHours
-        exceptions { id kind startUtc endUtc } dndWindows { id startUtc endUtc } } }`,
+        exceptions { id: exceptionId kind startUtc endUtc } dndWindows { id: windowId startUtc endUtc } } }`,
       { app: tenant.appId, agent: A1 },
     );
     expect(res.body.data.agent).toEqual({

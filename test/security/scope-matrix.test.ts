@@ -73,9 +73,9 @@ beforeAll(async () => {
   // No working hours: no booking is ever given to it, so it can be deleted.
   f.agentToDelete = await agent();
   const window = { id: f.agent, from: day(9, 5), to: day(9, 6) };
-  f.dnd = (await ownerGql('mutation($app: UUID!, $id: UUID!, $from: DateTime!, $to: DateTime!) { addDndWindow(appId: $app, agentId: $id, startUtc: $from, endUtc: $to) { id } }', window)).addDndWindow.id;
+  f.dnd = (await ownerGql('mutation($app: UUID!, $id: UUID!, $from: DateTime!, $to: DateTime!) { addDndWindow(appId: $app, agentId: $id, startUtc: $from, endUtc: $to) { id: windowId } }', window)).addDndWindow.id;
   f.exception = (
-    await ownerGql('mutation($app: UUID!, $id: UUID!, $from: DateTime!, $to: DateTime!) { addAvailabilityException(appId: $app, agentId: $id, kind: blocked, startUtc: $from, endUtc: $to) { id } }', {
+    await ownerGql('mutation($app: UUID!, $id: UUID!, $from: DateTime!, $to: DateTime!) { addAvailabilityException(appId: $app, agentId: $id, kind: blocked, startUtc: $from, endUtc: $to) { id: exceptionId } }', {
       ...window,
       from: day(9, 7),
       to: day(9, 8),
@@ -98,7 +98,7 @@ beforeAll(async () => {
   // An inbound message opens the conversation window a Flow send needs.
   const inbound = await request(`${server.url}/api/v1/messaging/${owner.appId}/inbound`, { token: owner.accessToken, json: { type: 'message', id: `wamid.matrix.${randomUUID()}`, from: phone, text: 'hi' } });
   if (inbound.status !== 200) throw new Error(`fixture failed: ${JSON.stringify(inbound.body)}`);
-  f.sent = (await ownerGql(`mutation($app: UUID!, $m: JSON!) { sendMessage(appId: $app, message: $m) { message { id } } }`, { m: flowMessage() })).sendMessage.message.id;
+  f.sent = (await ownerGql(`mutation($app: UUID!, $m: JSON!) { sendMessage(appId: $app, message: $m) { message { id: messageId } } }`, { m: flowMessage() })).sendMessage.message.id;
 }, 60_000);
 
 /** What a caller holding the scope gets: success, or a named refusal that is not about authorization. */
@@ -310,12 +310,12 @@ const gqlCases: Record<string, GqlCase> = {
   'Query.webhookDeliveries': { query: 'query($app: UUID!) { webhookDeliveries(appId: $app) { pageInfo { hasNextPage } } }', expect: ok() },
   'Query.webhookSubscriptions': { query: 'query($app: UUID!) { webhookSubscriptions(appId: $app) { id: subscriptionId } }', expect: ok() },
   'Mutation.addAvailabilityException': {
-    query: 'mutation($app: UUID!, $id: UUID!, $from: DateTime!, $to: DateTime!) { addAvailabilityException(appId: $app, agentId: $id, kind: blocked, startUtc: $from, endUtc: $to) { id } }',
+    query: 'mutation($app: UUID!, $id: UUID!, $from: DateTime!, $to: DateTime!) { addAvailabilityException(appId: $app, agentId: $id, kind: blocked, startUtc: $from, endUtc: $to) { id: exceptionId } }',
     variables: () => ({ id: f.agent, from: day(10, 7), to: day(10, 8) }),
     expect: ok(),
   },
   'Mutation.addDndWindow': {
-    query: 'mutation($app: UUID!, $id: UUID!, $from: DateTime!, $to: DateTime!) { addDndWindow(appId: $app, agentId: $id, startUtc: $from, endUtc: $to) { id } }',
+    query: 'mutation($app: UUID!, $id: UUID!, $from: DateTime!, $to: DateTime!) { addDndWindow(appId: $app, agentId: $id, startUtc: $from, endUtc: $to) { id: windowId } }',
     variables: () => ({ id: f.agent, from: day(10, 9), to: day(10, 10) }),
     expect: ok(),
   },
@@ -372,11 +372,11 @@ const gqlCases: Record<string, GqlCase> = {
     expect: ok(),
   },
   'Mutation.removeAvailabilityException': {
-    query: 'mutation($app: UUID!, $id: UUID!) { removeAvailabilityException(appId: $app, id: $id) { id } }',
+    query: 'mutation($app: UUID!, $id: UUID!) { removeAvailabilityException(appId: $app, id: $id) { id: exceptionId } }',
     variables: () => ({ id: f.exception }),
     expect: ok(),
   },
-  'Mutation.removeDndWindow': { query: 'mutation($app: UUID!, $id: UUID!) { removeDndWindow(appId: $app, id: $id) { id } }', variables: () => ({ id: f.dnd }), expect: ok() },
+  'Mutation.removeDndWindow': { query: 'mutation($app: UUID!, $id: UUID!) { removeDndWindow(appId: $app, id: $id) { id: windowId } }', variables: () => ({ id: f.dnd }), expect: ok() },
   'Mutation.retryWebhookDelivery': {
     query: 'mutation($app: UUID!, $id: UUID!) { retryWebhookDelivery(appId: $app, id: $id) { id: deliveryId } }',
     // No delivery exists without a receiver: an unknown id is the field's own not_found.
@@ -386,15 +386,15 @@ const gqlCases: Record<string, GqlCase> = {
   'Mutation.revokeToken': { query: 'mutation { revokeToken(token: "not-a-token-of-anyone") }', expect: ok(), foreign: ok() },
   'Mutation.saveAgent': { query: 'mutation($app: UUID!) { saveAgent(appId: $app, input: { name: "New", timezone: "UTC" }) { id: agentId } }', expect: ok() },
   'Mutation.sendFlowMessage': {
-    query: 'mutation($app: UUID!, $input: FlowMessageInput!) { sendFlowMessage(appId: $app, input: $input) { message { id } } }',
+    query: 'mutation($app: UUID!, $input: FlowMessageInput!) { sendFlowMessage(appId: $app, input: $input) { message { id: messageId } } }',
     variables: () => ({
       input: flowMessage(),
     }),
     expect: ok(),
   },
-  'Mutation.sendMessage': { query: 'mutation($app: UUID!, $m: JSON!) { sendMessage(appId: $app, message: $m) { message { id } } }', variables: () => ({ m: flowMessage() }), expect: ok() },
+  'Mutation.sendMessage': { query: 'mutation($app: UUID!, $m: JSON!) { sendMessage(appId: $app, message: $m) { message { id: messageId } } }', variables: () => ({ m: flowMessage() }), expect: ok() },
   'Mutation.sendProductListMessage': {
-    query: 'mutation($app: UUID!, $input: ProductListMessageInput!) { sendProductListMessage(appId: $app, input: $input) { message { id } } }',
+    query: 'mutation($app: UUID!, $input: ProductListMessageInput!) { sendProductListMessage(appId: $app, input: $input) { message { id: messageId } } }',
     variables: () => ({
       input: {
         to: phone,
@@ -410,7 +410,7 @@ const gqlCases: Record<string, GqlCase> = {
     expect: ok(),
   },
   'Mutation.sendTemplateMessage': {
-    query: 'mutation($app: UUID!, $input: TemplateMessageInput!) { sendTemplateMessage(appId: $app, input: $input) { message { id } } }',
+    query: 'mutation($app: UUID!, $input: TemplateMessageInput!) { sendTemplateMessage(appId: $app, input: $input) { message { id: messageId } } }',
     variables: () => ({ input: { to: phone, type: 'template', template: { name: template(1).name, language: 'en_US', parameters: ['Ana', '42'] } } }),
     expect: ok(),
   },

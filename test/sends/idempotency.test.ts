@@ -55,7 +55,7 @@ describe('Idempotency-Key on sends', () => {
     const viaGraphql = await gql(
       server.url,
       tenant.accessToken,
-      `mutation($appId: UUID!, $input: FlowMessageInput!, $key: String) { sendFlowMessage(appId: $appId, input: $input, idempotencyKey: $key) { replayed message { id status providerMessageId } } }`,
+      `mutation($appId: UUID!, $input: FlowMessageInput!, $key: String) { sendFlowMessage(appId: $appId, input: $input, idempotencyKey: $key) { replayed message { id: messageId status providerMessageId } } }`,
       { appId: tenant.appId, input: body, key: 'shared-1' },
     );
     expect(viaGraphql.body.data.sendFlowMessage).toEqual({
@@ -92,7 +92,7 @@ describe('Idempotency-Key on sends', () => {
     const viaGraphql = await gql(
       server.url,
       tenant.accessToken,
-      'mutation($appId: UUID!, $m: JSON!, $key: String) { sendMessage(appId: $appId, message: $m, idempotencyKey: $key) { message { id } } }',
+      'mutation($appId: UUID!, $m: JSON!, $key: String) { sendMessage(appId: $appId, message: $m, idempotencyKey: $key) { message { id: messageId } } }',
       { appId: tenant.appId, m: body, key: '' },
     );
     expect(viaGraphql.body.errors?.[0]?.extensions?.details).toContainEqual({ field: 'idempotencyKey', code: 'invalid_format', message: 'must be 1 to 255 visible ASCII characters' });

@@ -111,7 +111,7 @@ describe('POST /messaging/{appId}/messages: Flow', () => {
     const res = await gql(
       server.url,
       tenant.accessToken,
-      `mutation($appId: UUID!, $input: FlowMessageInput!) { sendFlowMessage(appId: $appId, input: $input) { replayed message { id status kind flowToken } } }`,
+      `mutation($appId: UUID!, $input: FlowMessageInput!) { sendFlowMessage(appId: $appId, input: $input) { replayed message { id: messageId status kind flowToken } } }`,
       { appId: tenant.appId, input },
     );
     expect(res.body.errors).toBeUndefined();
@@ -167,7 +167,7 @@ describe('POST /messaging/{appId}/messages: Product List', () => {
     const gres = await gql(
       server.url,
       tenant.accessToken,
-      `mutation($appId: UUID!, $input: ProductListMessageInput!) { sendProductListMessage(appId: $appId, input: $input) { message { id } } }`,
+      `mutation($appId: UUID!, $input: ProductListMessageInput!) { sendProductListMessage(appId: $appId, input: $input) { message { id: messageId } } }`,
       { appId: tenant.appId, input: productListBody(phone, 'cat-other', [['sku-9']]) },
     );
     expect(gres.body.errors![0]!.extensions!).toMatchObject({ code: 'validation_error', details: [{ field: 'input.interactive.action.catalog_id' }] });

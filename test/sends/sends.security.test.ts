@@ -39,7 +39,7 @@ describe('scopes and tenancy of the messaging paths', () => {
       expect(res.status).toBe(403);
       expectErrorEnvelope(res.body, 'forbidden');
     }
-    const gres = await gql(server.url, intruder.accessToken, 'mutation($appId: UUID!, $m: JSON!) { sendMessage(appId: $appId, message: $m) { message { id } } }', {
+    const gres = await gql(server.url, intruder.accessToken, 'mutation($appId: UUID!, $m: JSON!) { sendMessage(appId: $appId, message: $m) { message { id: messageId } } }', {
       appId: owner.appId,
       m: flowBody(phone),
     });

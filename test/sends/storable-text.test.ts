@@ -83,7 +83,7 @@ describe('POST /messaging/{appId}/messages: text PostgreSQL cannot store', () =>
     const phone = newPhone();
     await userWrote(server, tenant, phone);
     const body = flow(phone, (b) => (b.interactive.body.text = LONE));
-    const any = await gql(server.url, tenant.accessToken, 'mutation($appId: UUID!, $m: JSON!) { sendMessage(appId: $appId, message: $m) { message { id } } }', {
+    const any = await gql(server.url, tenant.accessToken, 'mutation($appId: UUID!, $m: JSON!) { sendMessage(appId: $appId, message: $m) { message { id: messageId } } }', {
       appId: tenant.appId,
       m: body,
     });
@@ -94,7 +94,7 @@ describe('POST /messaging/{appId}/messages: text PostgreSQL cannot store', () =>
     const typed = await gql(
       server.url,
       tenant.accessToken,
-      'mutation($appId: UUID!, $input: FlowMessageInput!) { sendFlowMessage(appId: $appId, input: $input) { message { id } } }',
+      'mutation($appId: UUID!, $input: FlowMessageInput!) { sendFlowMessage(appId: $appId, input: $input) { message { id: messageId } } }',
       { appId: tenant.appId, input: flow(phone, (b) => (b.interactive.action.parameters.flow_token = `t-${NUL}`)) },
     );
     expect(typed.body.errors?.[0]?.extensions).toMatchObject({

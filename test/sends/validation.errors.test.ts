@@ -178,7 +178,7 @@ describe('GraphQL send mutations: the same rules, paths under input', () => {
       const res = await gql(
         server.url,
         tenant.accessToken,
-        'mutation($appId: UUID!, $input: FlowMessageInput!) { sendFlowMessage(appId: $appId, input: $input) { message { id } } }',
+        'mutation($appId: UUID!, $input: FlowMessageInput!) { sendFlowMessage(appId: $appId, input: $input) { message { messageId } } }',
         { appId: tenant.appId, input: body },
       );
       expect(res.body.errors![0]!.extensions!.code).toBe('validation_error');
@@ -191,7 +191,7 @@ describe('GraphQL send mutations: the same rules, paths under input', () => {
     const res = await gql(
       server.url,
       tenant.accessToken,
-      'mutation($appId: UUID!, $input: ProductListMessageInput!) { sendProductListMessage(appId: $appId, input: $input) { message { id } } }',
+      'mutation($appId: UUID!, $input: ProductListMessageInput!) { sendProductListMessage(appId: $appId, input: $input) { message { messageId } } }',
       { appId: tenant.appId, input: body },
     );
     expect(res.body.errors![0]!.extensions!.details).toContainEqual({ field: 'input.interactive.action.sections', code: 'too_big', message: expect.any(String) });

@@ -76,9 +76,9 @@ export const iso = (ms: number) => new Date(ms).toISOString();
 export const CALL = `callId status presetId title description metadata hostName guestName
   provider { name meetingId }
   contactcenter { conversationId ccHostOrigin ccTargetEnv ccLangTag ccUsePopupAuth }
-  participants { id providerParticipantId role name joinedAt leftAt billedMinutes }
+  participants { id: participantId providerParticipantId role name joinedAt leftAt billedMinutes }
   usage { participantMinutes }
-  recordings { id providerArchiveId url status createdAt updatedAt }`;
+  recordings { id: recordingId providerArchiveId url status createdAt updatedAt }`;
 
 export const codeOf = (res: { body: { errors?: { extensions?: Record<string, any> }[] } }) => res.body.errors?.[0]?.extensions?.code;
 
@@ -103,14 +103,14 @@ export async function listedCallsTenant(server: TestServer) {
 
 export const LIST_CALLS = `query($app: UUID!, $first: Int, $after: String, $status: VideoCallStatus) {
     videoCalls(appId: $app, first: $first, after: $after, status: $status) {
-      limit edges { cursor node { callId status participants { id } recordings { id } usage { participantMinutes } } }
+      limit edges { cursor node { callId status participants { id: participantId } recordings { id: recordingId } usage { participantMinutes } } }
       pageInfo { hasNextPage endCursor }
     }
   }`;
 
 export const t0 = Date.parse('2026-05-01T10:00:00.000Z');
 
-export const SHORT = `callId status participants { id providerParticipantId role joinedAt leftAt billedMinutes } usage { participantMinutes } recordings { providerArchiveId url status createdAt updatedAt }`;
+export const SHORT = `callId status participants { id: participantId providerParticipantId role joinedAt leftAt billedMinutes } usage { participantMinutes } recordings { providerArchiveId url status createdAt updatedAt }`;
 
 /** createVideoCall and the provider-event mutations as `tenant`; the events go to the call `call()` names when they run. */
 export function videoMutations(server: TestServer, tenant: Tenant, call: () => string) {

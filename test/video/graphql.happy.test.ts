@@ -178,8 +178,8 @@ describe('mutations: create and provider events', () => {
   it('a rejoin is a new session; two mutations in one operation each see the other\'s writes', async () => {
     const res = await q(
       `mutation($app: UUID!, $call: UUID!, $at1: DateTime, $at2: DateTime) {
-        a: recordVideoParticipantJoined(appId: $app, callId: $call, providerParticipantId: "guest-1", role: participant, name: "G", at: $at1) { participants { id leftAt } }
-        b: recordVideoParticipantLeft(appId: $app, callId: $call, providerParticipantId: "guest-1", at: $at2) { participants { id providerParticipantId leftAt } }
+        a: recordVideoParticipantJoined(appId: $app, callId: $call, providerParticipantId: "guest-1", role: participant, name: "G", at: $at1) { participants { id: participantId leftAt } }
+        b: recordVideoParticipantLeft(appId: $app, callId: $call, providerParticipantId: "guest-1", at: $at2) { participants { id: participantId providerParticipantId leftAt } }
       }`,
       { app: tenant.appId, call: callId, at1: iso(t0 + 120_000), at2: iso(t0 + 150_000) },
     );
