@@ -30,7 +30,8 @@ describe('GET /video/{appId}/availability?explain: bad input and limits', () => 
     const tenant = await server.tenant({ scopes: ['scheduling:read'] });
     await importRecords(server, tenant.appId, [agent(1, 'UTC', everyDay('09:00', '17:00'))]);
     const a = api(server, tenant);
-    for (const change of [{ toUtc: '2026-03-09T08:00:00Z' }, { durationMinutes: 481 }, { agentId: agentIdOf(99) }, { fromUtc: 'tomorrow' }]) {
+    const changes: Record<string, string | number>[] = [{ toUtc: '2026-03-09T08:00:00Z' }, { durationMinutes: 481 }, { agentId: agentIdOf(99) }, { fromUtc: 'tomorrow' }];
+    for (const change of changes) {
       const plain = await a.availability({ ...valid, ...change });
       const explained = await a.availability({ ...valid, ...change, explain: true });
       expect(plain.status).toBe(400);
