@@ -3,6 +3,7 @@ import {
   isInputObjectType,
   Kind,
   typeFromAST,
+  valueFromAST,
   type GraphQLArgument,
   type GraphQLField,
   type GraphQLInputObjectType,
@@ -212,10 +213,14 @@ function routeOperation(schema: GraphQLSchema, route: RestRoute, host: 'main' | 
   for (const definition of operation.variableDefinitions ?? []) {
     const name = definition.variable.name.value;
     const type = typeFromAST(schema, definition.type) as GraphQLInputType;
+    let json = argumentSchema(field, byVariable.get(name), type);
+    // A variable no argument takes (one that picks a root field) is described by the route.
+    if (!byVariable.has(name)) json = withDescription(json, route.parameterDescriptions?.[name]);
+    if (definition.defaultValue) json = { ...json, default: valueFromAST(definition.defaultValue, type) };
     variables.set(name, {
       name,
       required: definition.type.kind === Kind.NON_NULL_TYPE && !definition.defaultValue,
-      schema: argumentSchema(field, byVariable.get(name), type),
+      schema: json,
     });
   }
 
@@ -297,6 +302,12 @@ function routeOperation(schema: GraphQLSchema, route: RestRoute, host: 'main' | 
   const envelope = envelopes[key];
   if (!envelope) throw new Error(`OpenAPI: no response envelope for ${key} (src/openapi/envelopes.ts)`);
   const root = nonNull(selectionSchema(schema, field.type, selection.selectionSet));
+  // Every root field by its response key, for a document that picks one by @include/@skip.
+  const roots: Record<string, JsonSchema> = {};
+  for (const other of operation.selectionSet.selections) {
+    if (other.kind !== Kind.FIELD) continue;
+    roots[other.alias?.value ?? other.name.value] = nonNull(selectionSchema(schema, rootType.getFields()[other.name.value]!.type, other.selectionSet));
+  }
   const scope = requiredScope(field);
 
   let operationId = lowerFirst(operation.name?.value.replace(/^Rest/, '') ?? field.name);
@@ -319,7 +330,7 @@ function routeOperation(schema: GraphQLSchema, route: RestRoute, host: 'main' | 
       [String(envelope.status)]: {
         description: envelope.description,
         headers: host === 'video' ? requestIdHeader : { ...requestIdHeader, ...rateLimitHeaders },
-        content: { 'application/json': { schema: envelope.body(root) } },
+        content: { 'application/json': { schema: envelope.body(root, roots) } },
       },
       ...errorResponses(errorTypesFor(route, prepared.rootErrorType, hasIds, host), host),
     },

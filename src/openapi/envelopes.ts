@@ -8,8 +8,11 @@ export interface Envelope {
   summary: string;
   status: number;
   description: string;
-  /** `root` is the schema of the route's first root field as selected by its document. */
-  body: (root: JsonSchema) => JsonSchema;
+  /**
+   * `root` is the schema of the route's first root field as selected by its document; `roots`
+   * has every root field's by response key (a document may pick one by @include/@skip).
+   */
+  body: (root: JsonSchema, roots: Record<string, JsonSchema>) => JsonSchema;
 }
 
 const meta = { $ref: '#/components/schemas/Meta' };
@@ -56,8 +59,17 @@ export const envelopes: Record<string, Envelope> = {
   'GET /video/:appId/availability': {
     summary: 'Open agent slots',
     status: 200,
-    description: 'Open slots (only `data`, no `meta`).',
-    body: (root) => obj({ data: obj({ slots: prop(root, 'slots') }) }),
+    description: 'Open slots (only `data`, no `meta`); with `explain=true` also `data.rejected`, every other candidate and why.',
+    body: (root, roots) =>
+      obj({
+        data: obj(
+          {
+            slots: prop(root, 'slots'),
+            rejected: { ...prop(roots.explained!, 'rejected'), description: 'Only with `explain=true`: every candidate that is not a slot, sorted by `start_utc`, then `agent_id`, with each reason.' },
+          },
+          ['slots'],
+        ),
+      }),
   },
   'GET /video/:appId/scheduled-calls/:id': {
     summary: 'Get a scheduled call and its timeline',

@@ -70,6 +70,11 @@ export interface RestRoute<TData = Record<string, unknown>> {
    * default; the send path keeps the 409 conflict it has always answered.
    */
   reusedKey?: 'conflict';
+  /**
+   * Descriptions of query parameters no argument describes (the OpenAPI document states them):
+   * a variable that only picks, by @include or @skip, which root field answers.
+   */
+  parameterDescriptions?: Record<string, string>;
   respond: (data: TData) => RestResult;
 }
 
@@ -113,6 +118,17 @@ export function prepareRoute(schema: GraphQLSchema, route: RestRoute): PreparedR
   const firstField = operation.selectionSet.selections.find((s) => s.kind === Kind.FIELD);
   const fieldName = firstField && firstField.kind === Kind.FIELD ? firstField.name.value : '';
   const field = rootType.getFields()[fieldName];
+  // A document may hold several root fields, one picked by @include/@skip (GET availability's
+  // explain mode); the scope and error type checked before the input are the first's, so they
+  // must be every one's.
+  const rules = (name: string) => {
+    const f = rootType.getFields()[name];
+    return `${f ? requiredScope(f) : ''} ${validationErrorType({ parentType: rootType, fieldName: name })}`;
+  };
+  for (const other of operation.selectionSet.selections) {
+    if (other.kind !== Kind.FIELD || rules(other.name.value) === rules(fieldName)) continue;
+    throw new Error(`REST route ${route.method} ${route.path}: root fields ${fieldName} and ${other.name.value} differ in scope or error type`);
+  }
   // A route's document is ours and has one root field, so graphql-jit's ordering of several
   // mutation fields (hasOrderedRootFields) never applies; checked anyway.
   const compiled = hasOrderedRootFields(document) ? undefined : compileQuery(schema, document, undefined, { disablingCapturingStackErrors: true });

@@ -30,16 +30,27 @@ interface Connection<T> {
 }
 
 export const schedulingRoutes: RestRoute[] = [
-  defineRoute<{ availability: { slots: unknown[] } }>({
+  // `explain=true` answers from availabilityExplained, the same engine with every rejected
+  // candidate and why; without it the document runs availability alone, as it always has.
+  defineRoute<{ availability?: { slots: unknown[] }; explained?: { slots: unknown[]; rejected: unknown[] } }>({
     method: 'GET',
     path: '/video/:appId/availability',
     document: `query RestAvailability($appId: UUID!, $fromUtc: DateTime!, $toUtc: DateTime!, $durationMinutes: Int!, $agentId: UUID,
-      $stepMinutes: Int, $bufferBeforeMinutes: Int, $bufferAfterMinutes: Int, $respectWorkingHours: Boolean) {
+      $stepMinutes: Int, $bufferBeforeMinutes: Int, $bufferAfterMinutes: Int, $respectWorkingHours: Boolean, $explain: Boolean = false) {
       availability(appId: $appId, fromUtc: $fromUtc, toUtc: $toUtc, durationMinutes: $durationMinutes, agentId: $agentId,
         stepMinutes: $stepMinutes, bufferBeforeMinutes: $bufferBeforeMinutes, bufferAfterMinutes: $bufferAfterMinutes,
-        respectWorkingHours: $respectWorkingHours) { slots { startUtc endUtc agentId } }
+        respectWorkingHours: $respectWorkingHours) @skip(if: $explain) { slots { startUtc endUtc agentId } }
+      explained: availabilityExplained(appId: $appId, fromUtc: $fromUtc, toUtc: $toUtc, durationMinutes: $durationMinutes, agentId: $agentId,
+        stepMinutes: $stepMinutes, bufferBeforeMinutes: $bufferBeforeMinutes, bufferAfterMinutes: $bufferAfterMinutes,
+        respectWorkingHours: $respectWorkingHours) @include(if: $explain) {
+        slots { startUtc endUtc agentId }
+        rejected { start_utc: startUtc end_utc: endUtc agent_id: agentId reasons { code id kind } }
+      }
     }`,
-    respond: (data) => ({ body: { data: { slots: data.availability.slots } } }),
+    parameterDescriptions: {
+      explain: '`true` also answers `data.rejected`: every candidate that is not a slot, with its reasons (as GraphQL availabilityExplained). Default `false`.',
+    },
+    respond: (data) => ({ body: { data: data.explained ?? { slots: data.availability!.slots } } }),
   }),
   defineRoute<{ scheduledCall: CallRecord & { events: unknown[] } }>({
     method: 'GET',

@@ -133,6 +133,16 @@ describe('GET /api/v1/openapi.json', () => {
     expect(empty.status).toBe(200);
     const availability = doc.paths['/video/{appId}/availability']!.get.parameters as any[];
     expect(availability.find((p) => p.name === 'durationMinutes')).toMatchObject({ required: true, schema: { minimum: 5, maximum: 480 } });
+    // explain picks the root field; the answer's `rejected` is described, present only with it.
+    const explain = availability.find((p) => p.name === 'explain');
+    expect(explain).toMatchObject({ in: 'query', required: false, schema: { type: 'boolean', default: false } });
+    expect(explain.schema.description).toMatch(/data\.rejected/);
+    const slotsAnswer = doc.paths['/video/{appId}/availability']!.get.responses['200'].content['application/json'].schema.properties.data;
+    expect(slotsAnswer.required).toEqual(['slots']);
+    expect(slotsAnswer.properties.rejected.items).toMatchObject({
+      required: ['start_utc', 'end_utc', 'agent_id', 'reasons'],
+      properties: { reasons: { items: { required: ['code', 'id', 'kind'] } } },
+    });
     const send = doc.paths['/messaging/{appId}/messages']!.post;
     expect(send.parameters.find((p: any) => p.name === 'Idempotency-Key').in).toBe('header');
     expect(send.requestBody.content['application/json'].schema.oneOf).toHaveLength(3);
@@ -159,6 +169,10 @@ describe('the contract helper', () => {
     expect(() => checkContract(url, 'GET', 200, { data: ['a'], meta: { timestamp: new Date().toISOString() } })).not.toThrow();
     expect(() => checkContract(url, 'GET', 200, { data: [1] })).toThrow(/does not match/);
     expect(() => checkContract(url, 'GET', 418, {})).toThrow(/does not list/);
+    const availability = 'http://127.0.0.1:1/api/v1/video/00000000-0000-4000-8000-000000000000/availability';
+    const candidate = { start_utc: '2026-03-09T09:00:00.000Z', end_utc: '2026-03-09T10:00:00.000Z', agent_id: 'a' };
+    expect(() => checkContract(availability, 'GET', 200, { data: { slots: [], rejected: [{ ...candidate, reasons: [{ code: 'blocked', id: 'x', kind: null }] }] } })).not.toThrow();
+    expect(() => checkContract(availability, 'GET', 200, { data: { slots: [], rejected: [candidate] } })).toThrow(/does not match/);
     // Strict enough to catch a null where the service never answers one, and a value off an enum.
     const messages = 'http://127.0.0.1:1/api/v1/analytics/00000000-0000-4000-8000-000000000000/messages';
     const item = {
