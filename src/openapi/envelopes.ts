@@ -65,7 +65,7 @@ export const envelopes: Record<string, Envelope> = {
         data: obj(
           {
             slots: prop(root, 'slots'),
-            rejected: { ...prop(roots.explained!, 'rejected'), description: 'Only with `explain=true`: every candidate that is not a slot, sorted by `start_utc`, then `agent_id`, with each reason.' },
+            rejected: { ...prop(roots.explained!, 'rejected'), description: 'Only with `explain=true`: every candidate that is not a slot, sorted by `startUtc`, then `agentId`, with each reason.' },
           },
           ['slots'],
         ),

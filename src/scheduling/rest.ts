@@ -44,7 +44,7 @@ export const schedulingRoutes: RestRoute[] = [
         stepMinutes: $stepMinutes, bufferBeforeMinutes: $bufferBeforeMinutes, bufferAfterMinutes: $bufferAfterMinutes,
         respectWorkingHours: $respectWorkingHours) @include(if: $explain) {
         slots { startUtc endUtc agentId }
-        rejected { start_utc: startUtc end_utc: endUtc agent_id: agentId reasons { code id kind } }
+        rejected { startUtc endUtc agentId reasons { code id kind } }
       }
     }`,
     parameterDescriptions: {

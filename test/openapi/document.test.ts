@@ -140,7 +140,7 @@ describe('GET /api/v1/openapi.json', () => {
     const slotsAnswer = doc.paths['/video/{appId}/availability']!.get.responses['200'].content['application/json'].schema.properties.data;
     expect(slotsAnswer.required).toEqual(['slots']);
     expect(slotsAnswer.properties.rejected.items).toMatchObject({
-      required: ['start_utc', 'end_utc', 'agent_id', 'reasons'],
+      required: ['startUtc', 'endUtc', 'agentId', 'reasons'],
       properties: { reasons: { items: { required: ['code', 'id', 'kind'] } } },
     });
     const send = doc.paths['/messaging/{appId}/messages']!.post;
@@ -170,7 +170,7 @@ describe('the contract helper', () => {
     expect(() => checkContract(url, 'GET', 200, { data: [1] })).toThrow(/does not match/);
     expect(() => checkContract(url, 'GET', 418, {})).toThrow(/does not list/);
     const availability = 'http://127.0.0.1:1/api/v1/video/00000000-0000-4000-8000-000000000000/availability';
-    const candidate = { start_utc: '2026-03-09T09:00:00.000Z', end_utc: '2026-03-09T10:00:00.000Z', agent_id: 'a' };
+    const candidate = { startUtc: '2026-03-09T09:00:00.000Z', endUtc: '2026-03-09T10:00:00.000Z', agentId: 'a' };
     expect(() => checkContract(availability, 'GET', 200, { data: { slots: [], rejected: [{ ...candidate, reasons: [{ code: 'blocked', id: 'x', kind: null }] }] } })).not.toThrow();
     expect(() => checkContract(availability, 'GET', 200, { data: { slots: [], rejected: [candidate] } })).toThrow(/does not match/);
     // Strict enough to catch a null where the service never answers one, and a value off an enum.

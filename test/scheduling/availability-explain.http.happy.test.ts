@@ -13,16 +13,16 @@ interface Reason {
   kind: string | null;
 }
 interface Rejected {
-  start_utc: string;
-  end_utc: string;
-  agent_id: string;
+  startUtc: string;
+  endUtc: string;
+  agentId: string;
   reasons: Reason[];
 }
 
 const reason = (code: string, id: string | null = null, kind: string | null = null): Reason => ({ code, id, kind });
 const rejected = (start: string, minutes: number, reasons: Reason[], agentId = A1): Rejected => {
   const { startUtc, endUtc } = slot(start, minutes);
-  return { start_utc: startUtc, end_utc: endUtc, agent_id: agentId, reasons };
+  return { startUtc, endUtc, agentId, reasons };
 };
 
 interface Scenario {
@@ -113,12 +113,7 @@ async function graphqlExplained(a: ReturnType<typeof api>, appId: string, params
   const { slots, rejected: refused } = res.body.data.availabilityExplained;
   return {
     slots,
-    rejected: refused.map((r: { startUtc: string; endUtc: string; agentId: string; reasons: Reason[] }) => ({
-      start_utc: r.startUtc,
-      end_utc: r.endUtc,
-      agent_id: r.agentId,
-      reasons: r.reasons,
-    })),
+    rejected: refused,
   };
 }
 
