@@ -156,7 +156,8 @@ const isAsyncIterable = (value: unknown): value is AsyncIterable<unknown> =>
  * left to graphql-sse, a syntax error or a broken limit (thrown by the parse hooks) would be a
  * 500 and a validation error "Unable to detect operation AST". Each is a JSON `{errors}` with
  * `extensions.code` and `details` and the status /graphql gives it; so are graphql-sse's own
- * refusals (a body that is not JSON, no query).
+ * refusals (a body that is not JSON, no query). Each `next` frame of a subscription carries its
+ * event's id as `id:`, and a Last-Event-ID header resumes after it (an EventSource reconnecting).
  */
 export function useGraphQLStream(endpoint: string, mask: (error: unknown) => GraphQLError): Plugin {
   const contexts = new WeakMap<Request, Record<string, unknown>>();
