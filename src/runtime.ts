@@ -64,6 +64,11 @@ export interface RequestContext {
   queryCost: number | undefined;
   /** The Idempotency-Key this write request holds; its write transaction marks it applied (writeTransaction). */
   idempotency: KeyClaim | undefined;
+  /**
+   * A subscription on /graphql/stream: where it resumes from (the Last-Event-ID header, which wins
+   * over `after`), and where its events report their cursor for the frame's `id:` line.
+   */
+  stream: { resumeAfter: string | undefined; onEvent: (cursor: string) => void } | undefined;
 }
 
 /**
@@ -88,6 +93,7 @@ export function createRequestContext(runtime: Runtime, requestId: string): Reque
     rateLimit: undefined,
     queryCost: undefined,
     idempotency: undefined,
+    stream: undefined,
     get logger() {
       return (logger ??= runtime.logger.child({ requestId }));
     },

@@ -2,7 +2,8 @@ import { STATUS_CODES } from 'node:http';
 import { getOperationAST, GraphQLError, type DocumentNode, type ExecutionResult } from 'graphql';
 import { createHandler, type RequestContext as SseRequestContext } from 'graphql-sse/lib/use/fetch';
 import type { Plugin } from 'graphql-yoga';
-import { AppError } from '../errors/app-error.js';
+import { AppError, validationFailed } from '../errors/app-error.js';
+import { UUID_PATTERN } from '../graphql/builder.js';
 import type { RequestContext } from '../runtime.js';
 import { clientConcurrency } from './client-concurrency.js';
 
@@ -29,6 +30,10 @@ interface Flow {
   consumed: number;
   closed: boolean;
   wake?: () => void;
+  /** The cursor the source reported while the result being pulled was made. */
+  cursor: string | undefined;
+  /** The cursor of each result handed to graphql-sse whose `next` frame is not written yet, in order. */
+  cursors: (string | undefined)[];
 }
 
 const wakeFlow = (flow: Flow) => {
@@ -55,8 +60,13 @@ function paced<T>(source: AsyncIterable<T>, flow: Flow): AsyncGenerator<T> {
     async next(): Promise<IteratorResult<T>> {
       while (!flow.closed && flow.produced - flow.consumed > HIGH_WATER_BYTES) await new Promise<void>((resolve) => (flow.wake = resolve));
       if (flow.closed) return stop();
+      // Results are pulled one at a time, so the cursor reported meanwhile is this result's.
+      flow.cursor = undefined;
       const result = await iterator.next();
-      if (!result.done) flow.produced += JSON.stringify(result.value).length;
+      if (!result.done) {
+        flow.produced += JSON.stringify(result.value).length;
+        flow.cursors.push(flow.cursor);
+      }
       return result;
     },
     return: stop,
@@ -71,7 +81,43 @@ function paced<T>(source: AsyncIterable<T>, flow: Flow): AsyncGenerator<T> {
   return wrapper as unknown as AsyncGenerator<T>;
 }
 
-/** The response body, counting what the socket writer reads into the stream's flow. */
+const encoder = new TextEncoder();
+const NEXT_FRAME = encoder.encode('event: next\n');
+const isNextFrame = (chunk: Uint8Array) => chunk.byteLength >= NEXT_FRAME.byteLength && NEXT_FRAME.every((byte, i) => chunk[i] === byte);
+
+/**
+ * The `id:` line of a `next` frame: graphql-sse writes only `event:` and `data:`, one message per
+ * chunk and in the order its results were pulled, so each `next` frame takes the next cursor.
+ * A result without one (the error that ends a stream) gets no line: EventSource keeps the last.
+ */
+function withId(chunk: Uint8Array, flow: Flow): Uint8Array {
+  if (!isNextFrame(chunk)) return chunk;
+  const cursor = flow.cursors.shift();
+  if (cursor === undefined) return chunk;
+  const line = encoder.encode(`id: ${cursor}\n`);
+  const framed = new Uint8Array(line.byteLength + chunk.byteLength);
+  framed.set(line);
+  framed.set(chunk, line.byteLength);
+  return framed;
+}
+
+/** Longest Last-Event-ID read: a cursor is an event id (a UUID); anything longer is refused unread. */
+const LAST_EVENT_ID_MAX = 100;
+
+/**
+ * The Last-Event-ID a reconnecting EventSource sends (an empty one is none), or the refusal of
+ * one that is not a cursor this stream wrote.
+ */
+function lastEventId(request: Request): string | undefined | AppError {
+  const value = request.headers.get('last-event-id')?.trim();
+  if (!value) return undefined;
+  const detail = (message: string) => validationFailed([{ field: 'Last-Event-ID', code: 'invalid_value', message }], 'invalid_request');
+  if (value.length > LAST_EVENT_ID_MAX) return detail(`is longer than ${LAST_EVENT_ID_MAX} characters`);
+  if (!UUID_PATTERN.test(value)) return detail('is not an event id (the id: of a frame this stream sent)');
+  return value.toLowerCase();
+}
+
+/** The response body, counting what the socket writer reads into the stream's flow, with each `next` frame's `id:` line. */
 function counted(body: ReadableStream<Uint8Array>, flow: Flow, Stream: typeof ReadableStream): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   return new Stream<Uint8Array>(
@@ -83,7 +129,7 @@ function counted(body: ReadableStream<Uint8Array>, flow: Flow, Stream: typeof Re
         if (value) {
           flow.consumed += value.byteLength;
           wakeFlow(flow);
-          controller.enqueue(value);
+          controller.enqueue(withId(value, flow));
         }
         if (done) {
           flow.closed = true;
@@ -110,7 +156,8 @@ const isAsyncIterable = (value: unknown): value is AsyncIterable<unknown> =>
  * left to graphql-sse, a syntax error or a broken limit (thrown by the parse hooks) would be a
  * 500 and a validation error "Unable to detect operation AST". Each is a JSON `{errors}` with
  * `extensions.code` and `details` and the status /graphql gives it; so are graphql-sse's own
- * refusals (a body that is not JSON, no query).
+ * refusals (a body that is not JSON, no query). Each `next` frame of a subscription carries its
+ * event's id as `id:`, and a Last-Event-ID header resumes after it (an EventSource reconnecting).
  */
 export function useGraphQLStream(endpoint: string, mask: (error: unknown) => GraphQLError): Plugin {
   const contexts = new WeakMap<Request, Record<string, unknown>>();
@@ -185,9 +232,12 @@ export function useGraphQLStream(endpoint: string, mask: (error: unknown) => Gra
               const args = { schema: enveloped.schema, document, contextValue, variableValues: params.variables, operationName: params.operationName };
               const operation = getOperationAST(document, params.operationName);
               if (operation?.operation !== 'subscription') return bounded(contextValue as unknown as RequestContext, () => enveloped.execute(args));
+              const resumeAfter = lastEventId(req.raw);
+              if (resumeAfter instanceof AppError) return refuse([resumeAfter]);
+              const flow: Flow = { produced: 0, consumed: 0, closed: false, cursor: undefined, cursors: [] };
+              (contextValue as unknown as RequestContext).stream = { resumeAfter, onEvent: (cursor) => (flow.cursor = cursor) };
               const result = (await enveloped.subscribe(args)) as ExecutionResult | AsyncIterable<ExecutionResult>;
               if (isAsyncIterable(result)) {
-                const flow: Flow = { produced: 0, consumed: 0, closed: false };
                 flows.set(req.raw, flow);
                 return paced(result, flow);
               }

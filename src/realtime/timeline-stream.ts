@@ -24,7 +24,10 @@ export async function openTimeline(
   const release = ctx.runtime.timeline.streams.acquire(ctx.auth?.clientId ?? '', filter.appId, ctx.runtime.config);
   try {
     // Checked before the stream starts, so a bad `after` is an error result, not a broken stream.
-    const afterSeq = after === undefined ? undefined : await seqOf(ctx, filter, after);
+    // Last-Event-ID, sent by a reconnecting EventSource, is newer than the `after` in its URL.
+    const resumeAfter = ctx.stream?.resumeAfter;
+    const from = resumeAfter !== undefined ? { id: resumeAfter, field: 'Last-Event-ID' } : after !== undefined ? { id: after, field: 'after' } : undefined;
+    const afterSeq = from === undefined ? undefined : await seqOf(ctx, filter, from.id, from.field);
     return timelineStream(ctx, filter, afterSeq, release);
   } catch (error) {
     release();
@@ -185,6 +188,7 @@ function timelineStream(
       const [event, check] = next;
       if (check && auth && !(await stillAuthorized(runtime, auth))) return finish();
       lastId = event.id;
+      ctx.stream?.onEvent(event.id);
       return { value: event, done: false };
     },
     async return() {
@@ -216,8 +220,8 @@ function atExpiry(at: Date, clock: Clock, then: () => void): () => void {
   return () => clearTimeout(timer);
 }
 
-/** The position of `after`: an event of this app (and call), else invalid_request. */
-async function seqOf(ctx: RequestContext, filter: { appId: string; callId?: string }, after: string): Promise<number> {
+/** The position of `after`: an event of this app (and call), else invalid_request naming `field`. */
+async function seqOf(ctx: RequestContext, filter: { appId: string; callId?: string }, after: string, field: string): Promise<number> {
   const [row] = await ctx.runtime.database.db
     .select({ seq: scheduledCallEvents.seq })
     .from(scheduledCallEvents)
@@ -229,6 +233,6 @@ async function seqOf(ctx: RequestContext, filter: { appId: string; callId?: stri
       ),
     )
     .limit(1);
-  if (!row) throw validationFailed([{ field: 'after', code: 'invalid_value', message: 'is not an event of this timeline' }], 'invalid_request');
+  if (!row) throw validationFailed([{ field, code: 'invalid_value', message: 'is not an event of this timeline' }], 'invalid_request');
   return row.seq;
 }

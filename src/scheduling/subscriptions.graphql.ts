@@ -21,7 +21,7 @@ builder.subscriptionField('scheduledCallTimeline', (t) =>
     args: {
       appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
       callId: t.arg({ description: 'The call (UUID).', type: 'UUID', required: true }),
-      after: t.arg(afterArg('Resume after this event (the last one received).')),
+      after: t.arg(afterArg('Resume after this event (the last one received). A Last-Event-ID header on /graphql/stream wins over it.')),
     },
     subscribe: async (_root, args, ctx) => {
       // Another app's call is not_found, as for the GET; checked before any event flows.
@@ -41,7 +41,7 @@ builder.subscriptionField('scheduledCallEvents', (t) =>
     extensions: { validationErrorType: 'invalid_request' },
     args: {
       appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
-      after: t.arg(afterArg('Resume after this event (the last one received).')),
+      after: t.arg(afterArg('Resume after this event (the last one received). A Last-Event-ID header on /graphql/stream wins over it.')),
     },
     subscribe: (_root, args, ctx) => openTimeline(ctx, { appId: args.appId }, args.after ?? undefined),
     resolve: (event: ScheduledCallEventRow) => resolveTimelineEvent(event),
