@@ -163,7 +163,7 @@ export function useGraphQLStream(endpoint: string, mask: (error: unknown) => Gra
   const contexts = new WeakMap<Request, Record<string, unknown>>();
   const flows = new WeakMap<Request, Flow>();
   let handler: (request: Request, context?: SseRequestContext) => Promise<Response>;
-  // yoga's own classes: a body of another realm's ReadableStream was taken for an async iterable.
+  // yoga's classes (graphql.ts): the host's Response, Node's ReadableStream.
   let fetchAPI: { Response: typeof Response; ReadableStream: typeof ReadableStream };
 
   const refuse = (errors: readonly unknown[]) => {

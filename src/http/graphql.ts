@@ -272,7 +272,10 @@ export function createGraphQLServer(
     // The listener's own 1 MiB limit (tooLarge in app.ts) runs before yoga. yoga's 25 MB one
     // would pipe every body through a TransformStream into a new Request: cost and no gain.
     maxRequestBodySize: false,
-    fetchAPI: { Response: HostResponse },
+    // Streams (SSE, incremental delivery) in Node's own ReadableStream: Node's Response takes
+    // @whatwg-node's for an async iterable, and closes it again after a client has left, an
+    // uncaught exception that ends the process.
+    fetchAPI: { Response: HostResponse, ReadableStream: globalThis.ReadableStream },
     // CORS is the gateway's (CORS_ORIGINS, app.ts): yoga's default echoed any Origin on /graphql.
     cors: false,
     // No uploads in this schema: one request parser fewer on every request.
