@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 // layer knows no domain and no listener (schema.ts, the composition root, gathers the domains'
 // Pothos files), and the REST adapter knows no listener.
 const src = join(import.meta.dirname, '../../src');
-const domains = ['analytics', 'apps', 'scheduling', 'sends', 'video', 'webhooks', 'importer', 'cli', 'demo'];
+const domains = ['analytics', 'apps', 'events', 'scheduling', 'sends', 'video', 'webhooks', 'importer', 'cli', 'demo'];
 
 function importsOf(folder: string): { file: string; target: string }[] {
   const found: { file: string; target: string }[] = [];
