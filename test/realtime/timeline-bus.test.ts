@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../src/db/client.js';
 import type { Logger } from '../../src/log.js';
 import { FANOUT_SLICE, TimelineBus } from '../../src/realtime/timeline-bus.js';
@@ -66,8 +66,7 @@ describe('TimelineBus fan-out', () => {
       }, () => {});
     }
     notify(announcement(row(7), true));
-    await settle();
-    expect(log).toHaveLength(audience + 1);
+    await vi.waitFor(() => expect(log).toHaveLength(audience + 1), { timeout: 5000 });
     // Every subscriber once, in order, with the other work after the first slice.
     expect(log.indexOf('other work')).toBe(FANOUT_SLICE);
     expect(log.filter((entry) => entry !== 'other work')).toEqual([...Array(audience).keys()]);
@@ -83,7 +82,8 @@ describe('TimelineBus fan-out', () => {
     bus.subscribe({ appId: APP, callId: CALL }, (event) => received.push(event.seq), () => {});
     notify(announcement(large, false));
     notify(announcement(row(2), true));
-    await settle();
+    // The read-back takes its time on a loaded machine: wait for both, then check their order.
+    await vi.waitFor(() => expect(received).toHaveLength(2), { timeout: 5000 });
     expect(received).toEqual([1, 2]);
   });
 
@@ -102,6 +102,7 @@ describe('TimelineBus fan-out', () => {
       );
     }
     notify(announcement(row(3), true));
+    await vi.waitFor(() => expect(served).toHaveLength(last), { timeout: 5000 });
     await settle();
     expect(served).toEqual([...Array(last).keys()]);
     expect(bus.size).toBe(last);
@@ -118,6 +119,7 @@ describe('TimelineBus fan-out', () => {
       }, () => ended++);
     }
     notify(announcement(row(4), true));
+    await vi.waitFor(() => expect(ended).toBe(FANOUT_SLICE * 2), { timeout: 5000 });
     await settle();
     expect(served).toEqual([...Array(FANOUT_SLICE).keys()]);
     expect(ended).toBe(FANOUT_SLICE * 2);
