@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import postgres from 'postgres';
 import { createApp, createClient } from '../../src/apps/service.js';
-import type { Scope } from '../../src/auth/scopes.js';
+import { scopes, type Scope } from '../../src/auth/scopes.js';
 import { closeRuntime, createRuntime } from '../../src/boot.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startServers, type RunningServers } from '../../src/http/server.js';
@@ -37,18 +37,8 @@ export interface Tenant extends TestClient {
   accessToken: string;
 }
 
-export const allScopes: Scope[] = [
-  'oauth:revoke',
-  'messages:read',
-  'campaigns:read',
-  'analytics:read',
-  'scheduling:read',
-  'scheduling:write',
-  'messages:send',
-  'messages:ingest',
-  'video:read',
-  'webhooks:write',
-];
+// A client granted every scope there is: a scope added to the service is granted here too.
+export const allScopes: Scope[] = [...scopes];
 
 export async function startTestServer(overrides: Partial<Record<keyof Config, string>> = {}, options: { logger?: Logger; clock?: Clock } = {}): Promise<TestServer> {
   // An explicit DATABASE_URL joins an existing database (a second instance); otherwise a fresh one,
