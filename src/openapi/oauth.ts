@@ -30,6 +30,12 @@ const oauthError = (codes: string[], description: string, headers: Record<string
   },
 });
 
+/** A required `application/x-www-form-urlencoded` body, as both standard endpoints take. */
+const formBody = (properties: Record<string, JsonSchema>, required: string[]) => ({
+  required: true,
+  content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', properties, required } } },
+});
+
 const noStore = { 'Cache-Control': { schema: { type: 'string', const: 'no-store' } } };
 const retryAfter = { 'Retry-After': { $ref: '#/components/headers/Retry-After' } };
 const basicChallenge = { 'WWW-Authenticate': { description: '`Basic realm="switchboard"` when the client used HTTP Basic.', schema: { type: 'string' } } };
@@ -56,22 +62,7 @@ function tokenOperation(): Record<string, unknown> {
       'The standard token endpoint: client credentials grant with a form body, client authentication by HTTP Basic (`client_secret_basic`) or in the body (`client_secret_post`), answers and errors as RFC 6749 section 5 states them. The same tokens as `POST /api/v1/oauth/token`. `scope` and `app_id` narrow the token to some of the client\'s scopes and apps.',
     tags: ['oauth'],
     security: [{}, { clientBasic: [] }],
-    requestBody: {
-      required: true,
-      content: {
-        'application/x-www-form-urlencoded': {
-          schema: {
-            type: 'object',
-            properties: {
-              grant_type: { const: 'client_credentials' },
-              ...credentialFields,
-              ...narrowingFields,
-            },
-            required: ['grant_type'],
-          },
-        },
-      },
-    },
+    requestBody: formBody({ grant_type: { const: 'client_credentials' }, ...credentialFields, ...narrowingFields }, ['grant_type']),
     responses: {
       '200': {
         description: 'A new access token.',
@@ -105,22 +96,14 @@ function revokeOperation(): Record<string, unknown> {
       'The standard revocation endpoint: the client authenticates as at the token endpoint and needs the `oauth:revoke` scope. 200 with an empty body whether or not the token was valid; only the client\'s own tokens are revoked.',
     tags: ['oauth'],
     security: [{}, { clientBasic: [] }],
-    requestBody: {
-      required: true,
-      content: {
-        'application/x-www-form-urlencoded': {
-          schema: {
-            type: 'object',
-            properties: {
-              token: { type: 'string', description: 'The access token to revoke.' },
-              token_type_hint: { type: 'string', maxLength: 64, description: 'Ignored: there is one kind of token.' },
-              ...credentialFields,
-            },
-            required: ['token'],
-          },
-        },
+    requestBody: formBody(
+      {
+        token: { type: 'string', description: 'The access token to revoke.' },
+        token_type_hint: { type: 'string', maxLength: 64, description: 'Ignored: there is one kind of token.' },
+        ...credentialFields,
       },
-    },
+      ['token'],
+    ),
     responses: {
       '200': { description: 'Revoked, or nothing to revoke. Empty body.', headers: noStore },
       '400': oauthError(['invalid_request', 'unauthorized_client'], 'Bad request, or a client without oauth:revoke'),
