@@ -29,7 +29,8 @@ export const subscriptionPatterns = z
     z
       .string()
       .max(SUBSCRIPTION_PATTERN_MAX_LENGTH)
-      .refine(isSubscriptionPattern, {
+      // An oversized entry is reported as too long alone, without echoing it back.
+      .refine((p) => p.length > SUBSCRIPTION_PATTERN_MAX_LENGTH || isSubscriptionPattern(p), {
         params: { code: 'invalid_value' },
         error: (issue) =>
           `${JSON.stringify(issue.input)} is no event type or pattern: give a type (message.received), a group wildcard (scheduled_call.*), * or a scheduled.* webhook type`,
