@@ -160,6 +160,11 @@ const envSchema = z.object({
     .transform((v) => v.split(',').map((s) => Math.round(Number(s) * 1000)))
     // A retry is a date, not a timer, but an absurd delay would overflow it: at most 7 days each.
     .refine((delays) => delays.every((d) => d <= 7 * 24 * HOUR_MS), 'each retry delay is at most 604800 seconds (7 days)'),
+  // How long a rotated-out webhook secret still signs deliveries beside the new one (a rotation
+  // may ask for another overlap), and how many deliveries in a row may fail after all their
+  // attempts before the endpoint is disabled (0: never).
+  WEBHOOK_SECRET_OVERLAP_MS: ms(0, 7 * 24 * HOUR_MS, 24 * HOUR_MS),
+  WEBHOOK_DISABLE_AFTER_FAILURES: z.coerce.number().int().min(0).max(1000).default(5),
   // /metrics on the main listener with METRICS=1; with METRICS_PORT on its own listener only.
   METRICS: flag,
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),

@@ -12,6 +12,8 @@ import { importCommand } from './import.js';
 import { keysRetire, keysRotate } from './keys.js';
 import { seedCommand } from './seed.js';
 import { webhooksCreate } from './webhooks-create.js';
+import { webhooksPing } from './webhooks-ping.js';
+import { webhooksRotateSecret } from './webhooks-rotate-secret.js';
 
 type Command = (runtime: Runtime, argv: string[]) => Promise<unknown>;
 
@@ -25,6 +27,8 @@ const commands: Record<string, Command> = {
   import: importCommand,
   seed: seedCommand,
   'webhooks create': webhooksCreate,
+  'webhooks rotate-secret': webhooksRotateSecret,
+  'webhooks ping': webhooksPing,
 };
 
 const usage = `usage: npm run cli -- <command>
@@ -35,7 +39,9 @@ const usage = `usage: npm run cli -- <command>
   keys retire --kid KID
   import --app ID FILE|-
   seed --app ID --messages N [--seed N]
-  webhooks create --app ID --url URL --events e1,e2 [--description TEXT]`;
+  webhooks create --app ID --url URL --events e1,e2 [--description TEXT]
+  webhooks rotate-secret --app ID --id SUBSCRIPTION [--overlap SECONDS]
+  webhooks ping --app ID --id SUBSCRIPTION`;
 
 async function main(argv: string[]): Promise<number> {
   const key = [`${argv[0]} ${argv[1]}`, argv[0]].find((k) => k && k in commands);

@@ -1,10 +1,13 @@
 import { actorTypes, callStatuses, timelineEventTypes } from '../scheduling/fields.js';
 import { reminderOffsets } from '../scheduling/timeline.js';
-import { webhookEventTypes, webhookTypeOf } from '../webhooks/outbox.js';
+import { eventTypes, type EventType } from '../events/types.js';
+import { subscriptionStatuses } from '../webhooks/service.js';
+import { deliveryTypes, PING_TYPE, webhookTypeOf } from '../webhooks/patterns.js';
 import type { JsonSchema } from './graphql-schema.js';
 
-// The `webhooks` section: one entry per event type the service sends (src/webhooks/outbox.ts
-// builds the bodies), signed as Standard Webhooks. Each body is `{type, timestamp, data}`.
+// The `webhooks` section: one entry per type a delivery can carry (src/webhooks/patterns.ts), signed
+// as Standard Webhooks. Each body is `{type, timestamp, data}`; src/webhooks/outbox.ts builds the
+// scheduled.* and webhook bodies, the event log those of the catalogue types.
 
 const uuid = { type: 'string', format: 'uuid' };
 const instant = { type: 'string', format: 'date-time' };
@@ -81,7 +84,8 @@ const signatureHeaders = {
   'webhook-timestamp': { required: true, description: 'Unix seconds when this attempt was signed.', schema: { type: 'string', pattern: '^[0-9]+$' } },
   'webhook-signature': {
     required: true,
-    description: 'Space-separated `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription secret (whsec_).',
+    description:
+      'Space-separated `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription secret (whsec_): one per secret, two during a rotation\'s overlap (the new secret first). Accept the body when any of them verifies.',
     schema: { type: 'string', pattern: '^v1,[A-Za-z0-9+/=]+( v1,[A-Za-z0-9+/=]+)*$' },
   },
 };
@@ -89,7 +93,29 @@ const signatureHeaders = {
 const receiverResponses = {
   '2XX': { description: 'Received: the delivery succeeds.' },
   '410': { description: 'Gone: the subscription is disabled; no further deliveries.' },
-  default: { description: 'Any other answer (or none within the timeout) is retried with back-off; a `Retry-After` header postpones the next attempt.' },
+  default: {
+    description:
+      'Any other answer (or none within the timeout) is retried with back-off; a `Retry-After` header postpones the next attempt. After WEBHOOK_DISABLE_AFTER_FAILURES deliveries in a row fail every attempt (default 5), the subscription is disabled.',
+  },
+};
+
+/** subscriptionRecord() of src/webhooks/outbox.ts: never the secret. */
+const endpoint: JsonSchema = {
+  type: 'object',
+  description: 'The webhook subscription (endpoint) as it is after the change.',
+  properties: {
+    id: uuid,
+    app_id: uuid,
+    url: text,
+    events: { type: 'array', items: text, description: 'The event types and patterns it lists.' },
+    description: { type: ['string', 'null'] },
+    status: { type: 'string', enum: [...subscriptionStatuses] },
+    disabled_reason: { type: ['string', 'null'] },
+    created_at: instant,
+    updated_at: instant,
+  },
+  required: ['id', 'app_id', 'url', 'events', 'description', 'status', 'disabled_reason', 'created_at', 'updated_at'],
+  additionalProperties: false,
 };
 
 /** Schemas the webhooks section refers to, for components.schemas. */
@@ -97,6 +123,56 @@ export const webhookSchemas: Record<string, JsonSchema> = {
   WebhookScheduledCall: call,
   WebhookTimelineEvent: event,
   WebhookReminder: reminder,
+  WebhookEndpoint: endpoint,
+};
+
+const endpointRef = { $ref: '#/components/schemas/WebhookEndpoint' };
+
+/** `data` of the event log's types: the resource the event is about, as it is after the change. */
+const resourceData = (resource: string): JsonSchema => ({
+  type: 'object',
+  description: `The event's record in the app's event log: the ${resource} as it is after the change.`,
+});
+
+/** Catalogue types: a summary each, and the data of those whose body the webhooks side builds. */
+const catalogue: Record<EventType, { summary: string; data?: JsonSchema }> = {
+  'message.received': { summary: 'An inbound message arrived' },
+  'message.status_updated': { summary: 'A sent message was sent, delivered, read or failed' },
+  'message.send_failed': { summary: 'A message could not be sent' },
+  'flow.completed': { summary: 'A Flow was completed' },
+  'scheduled_call.created': { summary: 'A scheduled call was booked (event log)' },
+  'scheduled_call.rescheduled': { summary: 'A scheduled call moved to a new time (event log)' },
+  'scheduled_call.assigned': { summary: 'A scheduled call was assigned to another agent (event log)' },
+  'scheduled_call.updated': { summary: 'Guest details of a scheduled call changed (event log)' },
+  'scheduled_call.cancelled': { summary: 'A scheduled call was cancelled (event log)' },
+  'scheduled_call.reminder': { summary: 'A reminder of an upcoming scheduled call is due (event log)' },
+  'scheduled_call.completed': { summary: 'A scheduled call was completed (event log)' },
+  'scheduled_call.no_show': { summary: 'A scheduled call ended as a no-show (event log)' },
+  'video_call.created': { summary: 'A video call was created' },
+  'video_call.participant_joined': { summary: 'A participant joined a video call' },
+  'video_call.participant_left': { summary: 'A participant left a video call' },
+  'video_call.ended': { summary: 'A video call ended' },
+  'recording.updated': { summary: 'A recording changed state (for example, became available)' },
+  'webhook_endpoint.disabled': {
+    summary: 'The service disabled a webhook endpoint of the app',
+    data: {
+      type: 'object',
+      properties: {
+        endpoint: endpointRef,
+        reason: { type: 'string', enum: ['gone', 'consecutive_failures'], description: 'gone: it answered 410; consecutive_failures: that many deliveries in a row failed after all their attempts.' },
+        consecutive_failures: { type: 'integer', minimum: 1 },
+      },
+      required: ['endpoint', 'reason'],
+      additionalProperties: false,
+    },
+  },
+};
+
+const pingData: JsonSchema = {
+  type: 'object',
+  properties: { endpoint: endpointRef },
+  required: ['endpoint'],
+  additionalProperties: false,
 };
 
 const summaries: Record<string, string> = {
@@ -109,35 +185,49 @@ const summaries: Record<string, string> = {
   no_show: 'A scheduled call ended as a no-show',
 };
 
-/** The OpenAPI 3.1 `webhooks` map: one POST per event type a subscription may list. */
+/** The OpenAPI 3.1 `webhooks` map: one POST per type a delivery can carry. */
 export function webhooksSection(): Record<string, unknown> {
-  const entries: [string, JsonSchema][] = [];
+  const entries: { type: string; summary: string; body: JsonSchema; sent: string }[] = [];
+  const selected = (type: string, how: string) => `Sent to each active subscription of the app that lists ${how}.`;
   for (const [eventType, type] of Object.entries(webhookTypeOf)) {
-    entries.push([type, message(type, dataWith({ event: { $ref: '#/components/schemas/WebhookTimelineEvent' } }))]);
-    if (!summaries[eventType]) throw new Error(`OpenAPI: no summary for webhook ${type}`);
+    const summary = summaries[eventType];
+    if (!summary) throw new Error(`OpenAPI: no summary for webhook ${type}`);
+    entries.push({ type, summary, body: message(type, dataWith({ event: { $ref: '#/components/schemas/WebhookTimelineEvent' } })), sent: selected(type, `\`${type}\` itself (no wildcard selects it)`) });
   }
-  entries.push(['scheduled.reminder', message('scheduled.reminder', dataWith({ reminder: { $ref: '#/components/schemas/WebhookReminder' } }))]);
-  const types = entries.map(([type]) => type);
-  const missing = webhookEventTypes.filter((t) => !types.includes(t));
+  entries.push({
+    type: 'scheduled.reminder',
+    summary: 'A reminder of an upcoming scheduled call is due (24 h and 15 min before)',
+    body: message('scheduled.reminder', dataWith({ reminder: { $ref: '#/components/schemas/WebhookReminder' } })),
+    sent: selected('scheduled.reminder', '`scheduled.reminder` itself (no wildcard selects it)'),
+  });
+  for (const type of eventTypes) {
+    const { summary, data } = catalogue[type];
+    const group = type.slice(0, type.indexOf('.'));
+    entries.push({ type, summary, body: message(type, data ?? resourceData(group.replace('_', ' '))), sent: selected(type, `\`${type}\`, \`${group}.*\` or \`*\``) });
+  }
+  entries.push({
+    type: PING_TYPE,
+    summary: 'A test delivery asked for with pingWebhookSubscription',
+    body: message(PING_TYPE, pingData),
+    sent: 'Sent only to the subscription it was asked for, whatever it lists.',
+  });
+  const missing = deliveryTypes.filter((t) => !entries.some((e) => e.type === t));
   if (missing.length > 0) throw new Error(`OpenAPI: webhook types without a payload: ${missing.join(', ')}`);
   return Object.fromEntries(
-    entries.map(([type, body]) => {
-      const eventType = Object.entries(webhookTypeOf).find(([, t]) => t === type)?.[0];
-      return [
-        type,
-        {
-          post: {
-            operationId: `webhook_${type.replace(/\./g, '_')}`,
-            summary: eventType ? summaries[eventType] : 'A reminder of an upcoming scheduled call is due (24 h and 15 min before)',
-            description: `Sent to each active subscription of the app that lists \`${type}\`. Standard Webhooks: verify the signature before trusting the body.`,
-            tags: ['webhooks'],
-            security: [],
-            parameters: Object.entries(signatureHeaders).map(([name, header]) => ({ name, in: 'header', ...header })),
-            requestBody: { required: true, content: { 'application/json': { schema: body } } },
-            responses: receiverResponses,
-          },
+    entries.map(({ type, summary, body, sent }) => [
+      type,
+      {
+        post: {
+          operationId: `webhook_${type.replace(/\./g, '_')}`,
+          summary,
+          description: `${sent} Standard Webhooks: verify the signature before trusting the body.`,
+          tags: ['webhooks'],
+          security: [],
+          parameters: Object.entries(signatureHeaders).map(([name, header]) => ({ name, in: 'header', ...header })),
+          requestBody: { required: true, content: { 'application/json': { schema: body } } },
+          responses: receiverResponses,
         },
-      ];
-    }),
+      },
+    ]),
   );
 }

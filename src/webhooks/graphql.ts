@@ -3,9 +3,13 @@ import { builder } from '../graphql/builder.js';
 import { connectionOf, pageComplexity } from '../graphql/connection.js';
 import { filterInput, listArgs } from '../graphql/list-filter.js';
 import { closedEnum } from '../graphql/enums.js';
-import { webhookEventTypes, type WebhookEventType } from './outbox.js';
+import { deliveryTypes, MAX_SUBSCRIPTION_PATTERNS, PING_TYPE, typesReceived, type DeliveryType } from './patterns.js';
 import {
   createSubscription,
+  pingSubscription,
+  rotateSecret,
+  type RotatedSecret,
+  MAX_SECRET_OVERLAP_SECONDS,
   deleteSubscription,
   deliveryListArgs,
   deliveryStatuses,
@@ -22,14 +26,16 @@ import { asNode } from '../graphql/node.js';
 // the app, so a client manages only its own apps' webhooks.
 const manage = (appId: string) => ({ $all: { scope: 'webhooks:write' as const, app: appId } });
 
-const SubscriptionStatusEnum = closedEnum('WebhookSubscriptionStatus', subscriptionStatuses, 'active, or disabled (by the app, or after the endpoint answered 410 Gone).');
+const DISABLED_BY = 'by the app, after the endpoint answered 410 Gone, or after WEBHOOK_DISABLE_AFTER_FAILURES deliveries in a row failed';
+const SubscriptionStatusEnum = closedEnum('WebhookSubscriptionStatus', subscriptionStatuses, `active, or disabled (${DISABLED_BY}).`);
 // A webhook type is dotted (scheduled.cancelled), which is no GraphQL name: the enum names it with
-// an underscore, and the delivered body's `type` keeps the dot.
+// an underscore, and the delivered body's `type` keeps the dot. Wildcards are no enum value: they
+// go in `events`, as strings.
 const WebhookEventTypeEnum = closedEnum(
   'WebhookEventType',
-  webhookEventTypes as unknown as readonly [WebhookEventType, ...WebhookEventType[]],
-  'A webhook type, named with an underscore for its dot: scheduled_cancelled is delivered with type "scheduled.cancelled".',
-  Object.fromEntries(webhookEventTypes.map((v) => [v, `Delivered with type "${v}".`])),
+  deliveryTypes as unknown as readonly [DeliveryType, ...DeliveryType[]],
+  'A webhook type, named with an underscore for its dot: scheduled_cancelled is delivered with type "scheduled.cancelled", message_received with "message.received".',
+  Object.fromEntries(deliveryTypes.map((v) => [v, v === PING_TYPE ? `A test delivery (pingWebhookSubscription), type "${v}"; no subscription lists it.` : `Delivered with type "${v}".`])),
   (v) => v.replace('.', '_'),
 );
 const DeliveryStatusEnum = closedEnum('WebhookDeliveryStatus', deliveryStatuses, 'pending until delivered (succeeded) or out of attempts (failed).');
@@ -40,10 +46,26 @@ export const WebhookSubscription = builder.objectRef<WebhookSubscriptionRow>('We
     subscriptionId: t.exposeID('id', { description: 'The subscription id (UUID), its raw id.' }),
     appId: t.exposeID('appId', { description: 'The app it belongs to.' }),
     url: t.exposeString('url', { description: 'Where deliveries are POSTed.' }),
-    eventTypes: t.expose('eventTypes', { type: [WebhookEventTypeEnum], description: 'The webhook types it receives.' }),
+    events: t.exposeStringList('eventTypes', {
+      description: 'What it listens to, as given: event types (message.received), group wildcards (scheduled_call.*), * (every catalogue type) and scheduled.* webhook types.',
+    }),
+    eventTypes: t.field({
+      type: [WebhookEventTypeEnum],
+      description: 'The webhook types it receives: its events with the wildcards expanded.',
+      resolve: (row) => typesReceived(row.eventTypes),
+    }),
     description: t.exposeString('description', { nullable: true, description: 'A note for people.' }),
-    status: t.expose('status', { type: SubscriptionStatusEnum, description: 'active, or disabled (by the app, or after the endpoint answered 410 Gone).' }),
+    status: t.expose('status', { type: SubscriptionStatusEnum, description: `active, or disabled (${DISABLED_BY}); disabledReason says which.` }),
     disabledReason: t.exposeString('disabledReason', { nullable: true, description: 'Why it was disabled, when it is.' }),
+    consecutiveFailures: t.exposeInt('consecutiveFailures', {
+      description: 'Deliveries in a row that failed after all their attempts; a success resets it; at WEBHOOK_DISABLE_AFTER_FAILURES the subscription is disabled.',
+    }),
+    previousSecretExpiresAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'After a rotation: until when deliveries are also signed with the previous secret; null when only the current one signs.',
+      resolve: (row, _args, ctx) => (row.previousSecretExpiresAt && row.previousSecretExpiresAt > ctx.runtime.clock.now() ? row.previousSecretExpiresAt : null),
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created.' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'When it last changed.' }),
   }),
@@ -84,6 +106,19 @@ const CreatedWebhookSubscription = builder
       secret: t.exposeString('secret', { description: 'whsec_… signing secret: shown only here, keep it.' }),
     }),
   });
+
+const RotatedWebhookSecret = builder.objectRef<RotatedSecret>('RotatedWebhookSecret').implement({
+  description: 'A subscription with a new signing secret (returned only here).',
+  fields: (t) => ({
+    subscription: t.field({ type: WebhookSubscription, description: 'The subscription.', resolve: (r) => r.subscription }),
+    secret: t.exposeString('secret', { description: 'The new whsec_… signing secret: shown only here, keep it.' }),
+    previousSecretExpiresAt: t.expose('previousSecretExpiresAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'Until when deliveries also carry a signature with the previous secret; null with an overlap of 0.',
+    }),
+  }),
+});
 
 const WebhookDeliveryConnection = connectionOf('WebhookDelivery', WebhookDelivery, 'A page of deliveries, newest first.');
 
@@ -150,7 +185,10 @@ builder.mutationField('createWebhookSubscription', (t) =>
     args: {
       appId: t.arg({ type: 'UUID', required: true, description: "The app (UUID); must be in the token's apps." }),
       url: t.arg.string({ required: true, description: 'http(s) URL of the endpoint; private and loopback addresses are refused unless WEBHOOK_ALLOW_PRIVATE=1.' }),
-      eventTypes: t.arg({ type: [WebhookEventTypeEnum], required: true, description: 'The webhook types to receive (at least one).' }),
+      events: t.arg.stringList({
+        description: `What to receive (1 to ${MAX_SUBSCRIPTION_PATTERNS}): event types (message.received), group wildcards (scheduled_call.*), * for every catalogue type, or scheduled.* webhook types. Unknown ones are refused (field events.<index>). Not together with eventTypes.`,
+      }),
+      eventTypes: t.arg({ type: [WebhookEventTypeEnum], description: 'The same as exact types from the enum (at least one). Not together with events.' }),
       description: t.arg.string({ description: 'A note for people.' }),
     },
     resolve: (_root, args, ctx) =>
@@ -158,10 +196,36 @@ builder.mutationField('createWebhookSubscription', (t) =>
   }),
 );
 
+builder.mutationField('rotateWebhookSecret', (t) =>
+  t.field({
+    type: RotatedWebhookSecret,
+    description:
+      'Gives a subscription a new signing secret, returned once. During the overlap (overlapSeconds, default WEBHOOK_SECRET_OVERLAP_MS: 24 h) every delivery carries a signature with each secret; after it only the new one, and the old secret is erased. Scope: webhooks:write.',
+    authScopes: (_root, args) => manage(args.appId),
+    args: {
+      appId: t.arg({ type: 'UUID', required: true, description: "The app (UUID); must be in the token's apps." }),
+      id: t.arg({ type: 'UUID', required: true, description: 'The subscription id.' }),
+      overlapSeconds: t.arg.int({ description: `How long the old secret still signs, 0 to ${MAX_SECRET_OVERLAP_SECONDS} seconds (0: the new one alone at once).` }),
+    },
+    resolve: (_root, args, ctx) =>
+      rotateSecret(ctx.runtime.database.db, { now: ctx.runtime.clock.now(), defaultOverlapMs: ctx.runtime.config.WEBHOOK_SECRET_OVERLAP_MS, idempotency: ctx.idempotency }, args),
+  }),
+);
+
+builder.mutationField('pingWebhookSubscription', (t) =>
+  t.field({
+    type: WebhookDelivery,
+    description: `Queues a signed test delivery of type "${PING_TYPE}" to this subscription only, sent and retried like any other; look its status up by deliveryId. The subscription must be active. Scope: webhooks:write.`,
+    authScopes: (_root, args) => manage(args.appId),
+    args: { appId: t.arg({ type: 'UUID', required: true, description: "The app (UUID); must be in the token's apps." }), id: t.arg({ type: 'UUID', required: true, description: 'The subscription id.' }) },
+    resolve: (_root, args, ctx) => pingSubscription(ctx.runtime.database.db, { now: ctx.runtime.clock.now(), idempotency: ctx.idempotency }, args.appId, args.id),
+  }),
+);
+
 builder.mutationField('setWebhookSubscriptionStatus', (t) =>
   t.field({
     type: WebhookSubscription,
-    description: 'active re-enables a subscription (e.g. after a 410); disabled pauses it: no new deliveries, and pending ones wait until it is active again. Scope: webhooks:write.',
+    description: 'active re-enables a subscription (after a 410 or repeated failures, its failure count reset); disabled pauses it: no new deliveries, and pending ones wait until it is active again. Scope: webhooks:write.',
     authScopes: (_root, args) => manage(args.appId),
     args: {
       appId: t.arg({ type: 'UUID', required: true, description: "The app (UUID); must be in the token's apps." }),

@@ -1,25 +1,13 @@
 import { and, arrayOverlaps, eq, inArray } from 'drizzle-orm';
 import type { Tx } from '../db/client.js';
 import { scheduledCalls, type ScheduledCallEventRow, type ScheduledCallReminderRow, type ScheduledCallRow } from '../scheduling/tables.js';
-import { webhookDeliveries, webhookSubscriptions, type WebhookMessage } from './tables.js';
+import { deliveryTypes, patternsSelecting, receives, webhookTypeOf } from './patterns.js';
+import { webhookDeliveries, webhookSubscriptions, type WebhookMessage, type WebhookSubscriptionRow } from './tables.js';
 
 // The transactional outbox: a delivery row per (event, subscribed endpoint), written inside the
 // transaction that writes the event, so an event and its webhooks commit or roll back together.
 
-/** Timeline event types and the webhook type each is announced as. */
-export const webhookTypeOf = {
-  created: 'scheduled.created',
-  rescheduled: 'scheduled.rescheduled',
-  assigned: 'scheduled.assigned',
-  updated: 'scheduled.updated',
-  cancelled: 'scheduled.cancelled',
-  completed: 'scheduled.completed',
-  no_show: 'scheduled.no_show',
-} as const satisfies Record<string, string>;
-
-/** Every type a subscription may list. */
-export const webhookEventTypes = [...Object.values(webhookTypeOf), 'scheduled.reminder'] as const;
-export type WebhookEventType = (typeof webhookEventTypes)[number];
+export { legacyWebhookTypes as webhookEventTypes, webhookTypeOf } from './patterns.js';
 
 /** A scheduled call's full record as the REST API returns it, snake_case; cancelled_at and cancellation_reason once cancelled. */
 export function callRecord(call: ScheduledCallRow): Record<string, unknown> {
@@ -51,56 +39,93 @@ export const eventRecord = (event: ScheduledCallEventRow) => ({
   created_at: event.createdAt.toISOString(),
 });
 
+/** A subscription as webhook_endpoint.disabled and webhook.ping carry it, snake_case; never its secret. */
+export const subscriptionRecord = (subscription: WebhookSubscriptionRow) => ({
+  id: subscription.id,
+  app_id: subscription.appId,
+  url: subscription.url,
+  events: subscription.eventTypes,
+  description: subscription.description,
+  status: subscription.status,
+  disabled_reason: subscription.disabledReason,
+  created_at: subscription.createdAt.toISOString(),
+  updated_at: subscription.updatedAt.toISOString(),
+});
+
 export const reminderRecord = (reminder: ScheduledCallReminderRow) => ({
   id: reminder.id,
   kind: reminder.kind,
   due_at: reminder.dueAt.toISOString(),
 });
 
-interface Outgoing {
-  type: WebhookEventType;
+/**
+ * One event to announce: a catalogue type (src/events/types.ts) or a legacy scheduled-call type,
+ * when it happened, and its `data` (the resource as it is after the change).
+ */
+export interface Outgoing {
+  type: string;
   at: Date;
   data: Record<string, unknown>;
 }
 
 type Subscribed = { id: string; eventTypes: string[] }[];
 
+const deliverable = new Set<string>(deliveryTypes);
+
 /**
- * The app's active subscriptions listing any of the types. Their deliveries start unflagged
- * (`paused` false); one whose subscription's pause commits before the event's transaction does
- * is flagged by the worker's claim instead of being sent.
+ * The app's active subscriptions whose list holds an entry selecting any of the types (the
+ * type itself, its group's wildcard, `*`): one query on the app's index, and the exact match in
+ * JS on the few rows it returns. Their deliveries start unflagged (`paused` false); one whose
+ * subscription's pause commits before the event's transaction does is flagged by the worker's
+ * claim instead of being sent.
  */
 function subscribedTo(tx: Tx, appId: string, types: string[]): Promise<Subscribed> {
   return tx
     .select({ id: webhookSubscriptions.id, eventTypes: webhookSubscriptions.eventTypes })
     .from(webhookSubscriptions)
-    .where(and(eq(webhookSubscriptions.appId, appId), eq(webhookSubscriptions.status, 'active'), arrayOverlaps(webhookSubscriptions.eventTypes, types)));
+    .where(
+      and(
+        eq(webhookSubscriptions.appId, appId),
+        eq(webhookSubscriptions.status, 'active'),
+        arrayOverlaps(webhookSubscriptions.eventTypes, [...new Set(types.flatMap(patternsSelecting))]),
+      ),
+    );
 }
 
+const deliveryRow = (appId: string, subscriptionId: string, m: Outgoing) => ({
+  appId,
+  subscriptionId,
+  eventType: m.type,
+  payload: { type: m.type, timestamp: m.at.toISOString(), data: m.data } satisfies WebhookMessage,
+  status: 'pending',
+  nextAttemptAt: m.at,
+  createdAt: m.at,
+  updatedAt: m.at,
+});
+
 async function insertDeliveries(tx: Tx, appId: string, subscriptions: Subscribed, messages: Outgoing[]): Promise<number> {
-  const rows = messages.flatMap((m) =>
-    subscriptions
-      .filter((s) => s.eventTypes.includes(m.type))
-      .map((s) => ({
-        appId,
-        subscriptionId: s.id,
-        eventType: m.type,
-        payload: { type: m.type, timestamp: m.at.toISOString(), data: m.data } satisfies WebhookMessage,
-        status: 'pending',
-        nextAttemptAt: m.at,
-        createdAt: m.at,
-        updatedAt: m.at,
-      })),
-  );
+  const rows = messages.flatMap((m) => subscriptions.filter((s) => receives(s.eventTypes, m.type)).map((s) => deliveryRow(appId, s.id, m)));
   if (rows.length > 0) await tx.insert(webhookDeliveries).values(rows);
   return rows.length;
 }
 
-/** Inserts one pending delivery per active subscription of the app that lists the message's type. */
+/**
+ * Inserts one pending delivery per active subscription of the app whose patterns select the
+ * message's type. An app without a matching subscription costs one indexed query.
+ */
 export async function enqueueMessages(tx: Tx, appId: string, messages: Outgoing[]): Promise<number> {
   if (messages.length === 0) return 0;
+  // A type outside the catalogue is a bug in its producer: no document describes its body.
+  const unknown = messages.find((m) => !deliverable.has(m.type));
+  if (unknown) throw new Error(`enqueueMessages: ${unknown.type} is not a webhook type`);
   const subscriptions = await subscribedTo(tx, appId, [...new Set(messages.map((m) => m.type))]);
   return subscriptions.length === 0 ? 0 : insertDeliveries(tx, appId, subscriptions, messages);
+}
+
+/** One delivery to one subscription, whatever it lists (a test delivery); returns the row. */
+export async function enqueueTo(tx: Tx, appId: string, subscriptionId: string, message: Outgoing) {
+  const [row] = await tx.insert(webhookDeliveries).values(deliveryRow(appId, subscriptionId, message)).returning();
+  return row!;
 }
 
 /**
@@ -110,7 +135,7 @@ export async function enqueueMessages(tx: Tx, appId: string, messages: Outgoing[
  */
 export async function enqueueWebhooks(tx: Tx, appId: string, events: ScheduledCallEventRow[]): Promise<void> {
   const typed = events.flatMap((event) => {
-    const type = webhookTypeOf[event.eventType as keyof typeof webhookTypeOf] as WebhookEventType | undefined;
+    const type = webhookTypeOf[event.eventType as keyof typeof webhookTypeOf] as string | undefined;
     return type ? [{ event, type }] : [];
   });
   if (typed.length === 0) return;

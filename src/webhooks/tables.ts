@@ -16,9 +16,18 @@ export const webhookSubscriptions = pgTable(
       .notNull()
       .references(() => apps.id, { onDelete: 'cascade' }),
     url: text('url').notNull(),
+    // Patterns of the event catalogue (`message.received`, `scheduled_call.*`, `*`) and legacy
+    // scheduled-call types (src/webhooks/patterns.ts); the outbox matches on overlap with them.
     eventTypes: text('event_types').array().notNull(),
     // `whsec_` + base64 of 32 random bytes (Standard Webhooks); kept to sign every delivery.
     secret: text('secret').notNull(),
+    // The secret a rotation replaced: deliveries are signed with it too until the overlap ends,
+    // so receivers can switch without rejecting any; erased once it has (the worker's sweep).
+    previousSecret: text('previous_secret'),
+    previousSecretExpiresAt: ts('previous_secret_expires_at'),
+    // Deliveries in a row that ran out of attempts; a success resets it, and at the configured
+    // limit the subscription is disabled.
+    consecutiveFailures: integer('consecutive_failures').notNull().default(0),
     description: text('description'),
     status: text('status').notNull().default('active'),
     disabledReason: text('disabled_reason'),
@@ -27,6 +36,9 @@ export const webhookSubscriptions = pgTable(
   },
   (t) => [
     index('webhook_subscriptions_app_idx').on(t.appId, t.createdAt, t.id),
+    // The sweep that erases previous secrets once their overlap has ended.
+    index('webhook_subscriptions_previous_secret_idx').on(t.previousSecretExpiresAt).where(sql`${t.previousSecretExpiresAt} is not null`),
+    check('webhook_subscriptions_previous_secret', sql`(${t.previousSecret} is null) = (${t.previousSecretExpiresAt} is null)`),
     check('webhook_subscriptions_status', sql`${t.status} in ('active', 'disabled')`),
   ],
 );

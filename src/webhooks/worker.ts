@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
-import { and, asc, eq, inArray, isNull, lte, not, notInArray, or, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, isNull, lte, not, notInArray, or, sql } from 'drizzle-orm';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { Webhook } from 'standardwebhooks';
 import type { Config } from '../config.js';
-import type { Database, Db, Queryable } from '../db/client.js';
+import type { Database, Db, Queryable, Tx } from '../db/client.js';
 import { drizzleOnPglite } from '../db/pglite-driver.js';
 import * as schema from '../db/schema.js';
 import type { Logger } from '../log.js';
@@ -13,7 +13,7 @@ import { webhookDeliveries as deliveryMetric, webhookSendsInFlight } from '../ob
 import { scheduledCallReminders, scheduledCalls } from '../scheduling/tables.js';
 import { systemClock } from '../time/clock.js';
 import { callRecord, enqueueMessages, reminderRecord } from './outbox.js';
-import { changeSubscriptionStatus } from './service.js';
+import { disableEndpoint, type DisableCause } from './service.js';
 import { assertPublicUrl, guardedLookup, UnsafeUrlError } from './ssrf.js';
 import { webhookDeliveries, webhookSubscriptions, type WebhookDeliveryRow, type WebhookSubscriptionRow } from './tables.js';
 
@@ -25,6 +25,9 @@ import { webhookDeliveries, webhookSubscriptions, type WebhookDeliveryRow, type 
 //   any worker claim the delivery again, with the same webhook-id;
 // - only 2xx succeeds; 410 disables the subscription; otherwise the next attempt follows the
 //   retry schedule (+-10% jitter, at least Retry-After up to 24 h) until the last one fails for good;
+// - WEBHOOK_DISABLE_AFTER_FAILURES deliveries in a row failing for good disable the subscription
+//   too, and either way `webhook_endpoint.disabled` goes to the app's other endpoints;
+// - during a secret rotation's overlap each attempt carries a signature with each secret;
 // - a disabled subscription's pending deliveries wait (flagged `paused`, not claimed) until it is
 //   enabled again;
 // - sends run concurrently, up to WEBHOOK_CONCURRENCY, at most WEBHOOK_APP_CONCURRENCY for one app
@@ -44,6 +47,7 @@ export type WorkerConfig = Pick<
   | 'WEBHOOK_CONCURRENCY'
   | 'WEBHOOK_APP_CONCURRENCY'
   | 'WEBHOOK_ENDPOINT_CONCURRENCY'
+  | 'WEBHOOK_DISABLE_AFTER_FAILURES'
 >;
 
 export interface WorkerOptions {
@@ -263,6 +267,7 @@ export class WebhookWorker {
         if (performance.now() - this.lastReminders >= this.options.config.WEBHOOK_POLL_MS) {
           this.lastReminders = performance.now();
           await this.dispatchReminders(now);
+          await this.eraseExpiredSecrets(now);
         }
         await this.claimAndSend(now, this.clock);
       } while (this.refill && !this.stopped);
@@ -314,6 +319,7 @@ export class WebhookWorker {
   private async pass(now: Date | undefined): Promise<TickResult> {
     const time = now ? () => now : this.clock;
     const reminders = await this.dispatchReminders(time());
+    await this.eraseExpiredSecrets(time());
     const sends = await this.claimAndSend(time(), time);
     const outcomes = await Promise.all(sends);
     return {
@@ -519,7 +525,7 @@ export class WebhookWorker {
 
   private async attempt({ delivery, subscription }: Claimed, time: () => Date): Promise<'succeeded' | 'pending' | 'failed'> {
     // Deleted: its deliveries went with it (the cascade), this one too, so nothing is sent.
-    if (!subscription) return this.record(delivery, time(), { kind: 'failed', error: 'subscription_deleted' });
+    if (!subscription) return this.record(delivery, time(), { kind: 'failed', error: 'subscription_deleted', counts: false });
     // Disabled: put it back unsent. (The claim flags the deliveries of a subscription it reads as
     // disabled instead of handing them over; this guards the copy it did hand over.)
     if (subscription.status !== 'active') return this.putBack(delivery, time());
@@ -531,15 +537,15 @@ export class WebhookWorker {
       'user-agent': USER_AGENT,
       'webhook-id': delivery.id,
       'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
-      'webhook-signature': new Webhook(subscription.secret).sign(delivery.id, sentAt, body),
+      'webhook-signature': signatures(subscription, delivery.id, sentAt, body),
     });
     const now = time();
     if ('status' in outcome && outcome.status >= 200 && outcome.status < 300) {
-      return this.record(delivery, now, { kind: 'succeeded', code: outcome.status });
+      return this.record(delivery, now, { kind: 'succeeded', code: outcome.status, resetFailures: subscription.consecutiveFailures > 0 });
     }
     if ('status' in outcome && outcome.status === 410) {
-      await this.disable(subscription, now);
-      return this.record(delivery, now, { kind: 'failed', code: 410, error: 'http_410' });
+      await this.disable(subscription, { reason: 'gone' }, now);
+      return this.record(delivery, now, { kind: 'failed', code: 410, error: 'http_410', counts: false });
     }
     const code = 'status' in outcome ? outcome.status : null;
     const error = 'status' in outcome ? `http_${outcome.status}` : outcome.error;
@@ -547,7 +553,7 @@ export class WebhookWorker {
       // Cut off by shutdown: not the receiver's fault, due again at the next start.
       return this.record(delivery, now, { kind: 'retry', code, error, at: now });
     }
-    if (delivery.attempts >= this.maxAttempts) return this.record(delivery, now, { kind: 'failed', code, error });
+    if (delivery.attempts >= this.maxAttempts) return this.record(delivery, now, { kind: 'failed', code, error, counts: true });
     const schedule = this.options.config.WEBHOOK_RETRY_SCHEDULE;
     const base = schedule[Math.min(delivery.attempts, schedule.length) - 1]!;
     const jittered = base * (0.9 + 0.2 * this.random());
@@ -557,11 +563,18 @@ export class WebhookWorker {
     return this.record(delivery, now, { kind: 'retry', code, error, at: new Date(now.getTime() + Math.round(delay)) });
   }
 
-  /** Writes an attempt's result, only if this worker still holds the lease. */
+  /**
+   * Writes an attempt's result, only if this worker still holds the lease. A delivery failing for
+   * good counts against its subscription in the same transaction (disabling it at the limit); a
+   * success after failures resets the count.
+   */
   private async record(
     delivery: WebhookDeliveryRow,
     now: Date,
-    result: { kind: 'succeeded'; code: number } | { kind: 'failed'; code?: number | null; error: string } | { kind: 'retry'; code: number | null; error: string; at: Date },
+    result:
+      | { kind: 'succeeded'; code: number; resetFailures: boolean }
+      | { kind: 'failed'; code?: number | null; error: string; counts: boolean }
+      | { kind: 'retry'; code: number | null; error: string; at: Date },
   ): Promise<'succeeded' | 'pending' | 'failed'> {
     const released = { lockedUntil: null, leaseId: null, updatedAt: now };
     const set =
@@ -570,15 +583,40 @@ export class WebhookWorker {
         : result.kind === 'failed'
           ? { ...released, status: 'failed', lastResponseCode: result.code ?? null, lastError: result.error }
           : { ...released, status: 'pending', lastResponseCode: result.code, lastError: result.error, nextAttemptAt: result.at };
-    const updated = await this.db
-      .update(webhookDeliveries)
-      .set(set)
-      .where(and(eq(webhookDeliveries.id, delivery.id), eq(webhookDeliveries.leaseId, delivery.leaseId!)))
-      .returning({ id: webhookDeliveries.id });
+    const write = (q: Queryable) =>
+      q
+        .update(webhookDeliveries)
+        .set(set)
+        .where(and(eq(webhookDeliveries.id, delivery.id), eq(webhookDeliveries.leaseId, delivery.leaseId!)))
+        .returning({ id: webhookDeliveries.id });
+    const counted = (result.kind === 'failed' && result.counts) || (result.kind === 'succeeded' && result.resetFailures);
+    const updated = counted
+      ? await this.db.transaction(async (tx) => {
+          const rows = await write(tx);
+          if (rows.length > 0) await this.countFailure(tx, delivery, result.kind === 'failed', now);
+          return rows;
+        })
+      : await write(this.db);
     if (updated.length === 0) this.options.logger.warn({ deliveryId: delivery.id }, 'webhook lease lost before the result was written');
     deliveryMetric.inc({ outcome: result.kind === 'succeeded' ? 'delivered' : result.kind === 'failed' ? 'failed' : 'retried' });
     this.options.logger.debug({ deliveryId: delivery.id, attempt: delivery.attempts, result: result.kind }, 'webhook attempt');
     return result.kind === 'retry' ? 'pending' : result.kind;
+  }
+
+  /** One more delivery failed for good (or, `failed` false, one succeeded): the subscription's count, and the disable at the limit. */
+  private async countFailure(tx: Tx, delivery: WebhookDeliveryRow, failed: boolean, now: Date): Promise<void> {
+    const s = webhookSubscriptions;
+    const [row] = await tx
+      .update(s)
+      .set({ consecutiveFailures: failed ? sql`${s.consecutiveFailures} + 1` : 0 })
+      .where(eq(s.id, delivery.subscriptionId))
+      .returning({ failures: s.consecutiveFailures, status: s.status });
+    const limit = this.options.config.WEBHOOK_DISABLE_AFTER_FAILURES;
+    if (!failed || !row || row.status !== 'active' || limit === 0 || row.failures < limit) return;
+    const cause = { reason: 'consecutive_failures', failures: row.failures } as const;
+    if (await disableEndpoint(tx, { appId: delivery.appId, id: delivery.subscriptionId }, cause, now)) {
+      this.options.logger.warn({ subscriptionId: delivery.subscriptionId, failures: row.failures }, 'webhook subscription disabled: deliveries keep failing');
+    }
   }
 
   /** Releases a claimed delivery as it was: same due time, the claim's attempt given back. */
@@ -596,9 +634,20 @@ export class WebhookWorker {
    * flags its other pending deliveries in the same transaction, and they wait (claim skips them):
    * enabling it again resumes them; deleting it drops them.
    */
-  private async disable(subscription: WebhookSubscriptionRow, now: Date): Promise<void> {
-    await changeSubscriptionStatus(this.db, subscription, { status: 'disabled', disabledReason: 'the endpoint answered 410 Gone' }, now);
+  private async disable(subscription: WebhookSubscriptionRow, cause: DisableCause, now: Date): Promise<void> {
+    await this.db.transaction((tx) => disableEndpoint(tx, subscription, cause, now));
     this.options.logger.warn({ subscriptionId: subscription.id }, 'webhook subscription disabled: the endpoint answered 410');
+  }
+
+  /** Erases previous secrets whose overlap has ended (the partial index holds only those kept). */
+  async eraseExpiredSecrets(now: Date): Promise<number> {
+    const s = webhookSubscriptions;
+    const rows = await this.db
+      .update(s)
+      .set({ previousSecret: null, previousSecretExpiresAt: null })
+      .where(and(isNotNull(s.previousSecretExpiresAt), lte(s.previousSecretExpiresAt, now)))
+      .returning({ id: s.id });
+    return rows.length;
   }
 
   /**
@@ -657,6 +706,16 @@ export class WebhookWorker {
       req.end(body);
     });
   }
+}
+
+/**
+ * `webhook-signature`: `v1,<base64>` with the current secret and, during a rotation's overlap,
+ * a second one with the previous secret, space-separated (a receiver accepts either).
+ */
+export function signatures(subscription: Pick<WebhookSubscriptionRow, 'secret' | 'previousSecret' | 'previousSecretExpiresAt'>, id: string, at: Date, body: string): string {
+  const secrets = [subscription.secret];
+  if (subscription.previousSecret && subscription.previousSecretExpiresAt && subscription.previousSecretExpiresAt > at) secrets.push(subscription.previousSecret);
+  return secrets.map((secret) => new Webhook(secret).sign(id, at, body)).join(' ');
 }
 
 function bump(counts: Map<string, number>, key: string, by: number): void {

@@ -102,7 +102,7 @@ describe(`migration ${MIGRATION}`, () => {
     const worker = new WebhookWorker({
       database,
       logger: createLogger('silent'),
-      config: { WEBHOOK_POLL_MS: 0, WEBHOOK_TIMEOUT_MS: 1000, WEBHOOK_BATCH: 20, WEBHOOK_RETRY_SCHEDULE: [5000], WEBHOOK_ALLOW_PRIVATE: true, SHUTDOWN_GRACE_MS: 1000, WEBHOOK_CONCURRENCY: 32, WEBHOOK_APP_CONCURRENCY: 8, WEBHOOK_ENDPOINT_CONCURRENCY: 4 },
+      config: { WEBHOOK_POLL_MS: 0, WEBHOOK_TIMEOUT_MS: 1000, WEBHOOK_BATCH: 20, WEBHOOK_RETRY_SCHEDULE: [5000], WEBHOOK_ALLOW_PRIVATE: true, SHUTDOWN_GRACE_MS: 1000, WEBHOOK_CONCURRENCY: 32, WEBHOOK_APP_CONCURRENCY: 8, WEBHOOK_ENDPOINT_CONCURRENCY: 4, WEBHOOK_DISABLE_AFTER_FAILURES: 5 },
     });
     const claimed = await worker.claim(new Date());
     expect(claimed.map((c) => c.delivery.payload.data.name)).toEqual(['active pending']);

@@ -5,7 +5,7 @@ import { campaignStatuses, campaignStatusFilters, directions, messageStatuses } 
 import { actorTypes, callStatuses, exceptionKinds, timelineEventTypes } from '../../src/scheduling/fields.js';
 import { callStatuses as videoCallStatuses, participantRoles, recordingStatuses } from '../../src/video/lifecycle.js';
 import { deliveryStatuses, subscriptionStatuses } from '../../src/webhooks/service.js';
-import { webhookEventTypes } from '../../src/webhooks/outbox.js';
+import { deliveryTypes } from '../../src/webhooks/patterns.js';
 import { sendKinds, sendMessageTypes } from '../../src/sends/service.js';
 import { gql, request } from '../helpers/http.js';
 import { useServer } from '../helpers/use-server.js';
@@ -31,7 +31,7 @@ const closedSets: { name: string; values: readonly string[]; fields: string[]; a
   // Dotted webhook types are no GraphQL names: the enum's names have an underscore for the dot.
   {
     name: 'WebhookEventType',
-    values: webhookEventTypes.map((v) => v.replace('.', '_')),
+    values: deliveryTypes.map((v) => v.replace('.', '_')),
     fields: ['WebhookSubscription.eventTypes', 'WebhookDelivery.eventType'],
     args: ['Mutation.createWebhookSubscription.eventTypes'],
   },

@@ -234,8 +234,13 @@ describe('the document is precise', () => {
 
   it('has a webhooks section: each event type the service sends, with the Standard Webhooks headers', async () => {
     const doc = (await request(`${server.url}/api/v1/openapi.json`)).body as any;
-    const { webhookEventTypes } = await import('../../src/webhooks/outbox.js');
-    expect(Object.keys(doc.webhooks).sort()).toEqual([...webhookEventTypes].sort());
+    const { deliveryTypes } = await import('../../src/webhooks/patterns.js');
+    const { eventTypes } = await import('../../src/events/types.js');
+    expect(Object.keys(doc.webhooks).sort()).toEqual([...deliveryTypes].sort());
+    // Every catalogue type, each legacy scheduled.* type and the test delivery.
+    for (const type of [...eventTypes, 'scheduled.cancelled', 'scheduled.reminder', 'webhook.ping']) expect(doc.webhooks[type]?.post, type).toBeDefined();
+    const disabled = doc.webhooks['webhook_endpoint.disabled'].post.requestBody.content['application/json'].schema;
+    expect(disabled.properties.data.properties.reason.enum).toEqual(['gone', 'consecutive_failures']);
     const cancelled = doc.webhooks['scheduled.cancelled'].post;
     expect(cancelled.parameters.map((p: any) => p.name)).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
     expect(cancelled.requestBody.content['application/json'].schema.properties.type.const).toBe('scheduled.cancelled');

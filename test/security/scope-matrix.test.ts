@@ -94,6 +94,8 @@ beforeAll(async () => {
     (await ownerGql(`mutation($app: UUID!) { createWebhookSubscription(appId: $app, url: "http://127.0.0.1:9/x", eventTypes: [scheduled_cancelled]) { subscription { id: subscriptionId } } }`)).createWebhookSubscription.subscription.id as string;
   f.webhook = await subscription();
   f.webhookToDelete = await subscription();
+  f.webhookToRotate = await subscription();
+  f.webhookToPing = await subscription();
   await importRecords(server, owner.appId, [campaign(1, { tags: ['vip'] }), template(1), ...catalogRecords('cat-matrix', ['p1'])]);
   // An inbound message opens the conversation window a Flow send needs.
   const inbound = await request(`${server.url}/api/v1/messaging/${owner.appId}/inbound`, { token: owner.accessToken, json: { type: 'message', id: `wamid.matrix.${randomUUID()}`, from: phone, text: 'hi' } });
@@ -382,6 +384,16 @@ const gqlCases: Record<string, GqlCase> = {
     // No delivery exists without a receiver: an unknown id is the field's own not_found.
     variables: () => ({ id: unknownId }),
     expect: refused(200, 'not_found'),
+  },
+  'Mutation.rotateWebhookSecret': {
+    query: 'mutation($app: UUID!, $id: UUID!) { rotateWebhookSecret(appId: $app, id: $id) { secret } }',
+    variables: () => ({ id: f.webhookToRotate }),
+    expect: ok(),
+  },
+  'Mutation.pingWebhookSubscription': {
+    query: 'mutation($app: UUID!, $id: UUID!) { pingWebhookSubscription(appId: $app, id: $id) { id: deliveryId } }',
+    variables: () => ({ id: f.webhookToPing }),
+    expect: ok(),
   },
   'Mutation.revokeToken': { query: 'mutation { revokeToken(token: "not-a-token-of-anyone") }', expect: ok(), foreign: ok() },
   'Mutation.saveAgent': { query: 'mutation($app: UUID!) { saveAgent(appId: $app, input: { name: "New", timezone: "UTC" }) { id: agentId } }', expect: ok() },

@@ -64,3 +64,28 @@ describe('npm run cli -- webhooks create', () => {
     expect(res.stderr).toMatch(/Unknown app 00000000-0000-4000-8000-000000000000/);
   }, SLOW);
 });
+
+describe('npm run cli -- webhooks rotate-secret / ping', () => {
+  it('takes patterns in --events, rotates the secret with an overlap and queues a ping', async () => {
+    const appId = JSON.parse((await cli(['apps', 'create', '--name', 'Rotate'])).stdout).appId;
+    const created = JSON.parse((await cli(['webhooks', 'create', '--app', appId, '--url', 'http://127.0.0.1:9/hooks', '--events', 'message.*,scheduled.cancelled'], { WEBHOOK_ALLOW_PRIVATE: '1' })).stdout);
+    const rotated = await cli(['webhooks', 'rotate-secret', '--app', appId, '--id', created.id, '--overlap', '3600']);
+    expect(rotated.stderr).toBe('');
+    const body = JSON.parse(rotated.stdout);
+    expect(body).toEqual({ id: created.id, secret: expect.stringMatching(/^whsec_/), previous_secret_expires_at: expect.any(String) });
+    expect(body.secret).not.toBe(created.secret);
+    expect(Date.parse(body.previous_secret_expires_at) - Date.now()).toBeGreaterThan(3000 * 1000);
+    const ping = await cli(['webhooks', 'ping', '--app', appId, '--id', created.id]);
+    expect(JSON.parse(ping.stdout)).toEqual({ delivery_id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+
+    const database = await openDatabase({ DATA_DIR: path.join(dataDir, 'db'), DB_POOL_MAX: 1, DB_PREPARE: true }, createLogger('silent'));
+    try {
+      expect(await listSubscriptions(database.db, appId)).toMatchObject([{ id: created.id, eventTypes: ['message.*', 'scheduled.cancelled'], secret: body.secret, previousSecret: created.secret }]);
+    } finally {
+      await database.close();
+    }
+    const bad = await cli(['webhooks', 'rotate-secret', '--app', appId, '--id', created.id, '--overlap', 'soon']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/--overlap expects whole seconds/);
+  }, SLOW * 2);
+});

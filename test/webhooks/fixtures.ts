@@ -123,8 +123,8 @@ export const secondsAfter = (at: Date, seconds: number) => new Date(at.getTime()
  * loopback receivers allowed; a fresh receiver per test, so another test's pending deliveries
  * (the worker is global) never take its scripted responses.
  */
-export function webhookTestBed() {
-  const { server } = useServer({ overrides: { WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_POLL_MS: '0' } });
+export function webhookTestBed(overrides: Record<string, string> = {}) {
+  const { server } = useServer({ overrides: { WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_POLL_MS: '0', ...overrides } });
   const bed = { server } as { server: TestServer; receiver: Receiver };
   const receivers: Receiver[] = [];
   beforeEach(async () => {
