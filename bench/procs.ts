@@ -187,13 +187,14 @@ export interface SustainedResult {
   /** Writes that started more than one interval late (the writer could not keep the rate). */
   writesBehind: number;
   deliveries: number;
+  completeEvents: number;
   missing: number;
   duplicates: number;
   outOfOrder: number;
   errors: number;
   /** Over every (subscriber, event) delivery. */
   all: { p50: number; p99: number; max: number };
-  /** Over the events, of the slowest subscriber's latency for each. */
+  /** Over the events every subscriber got, of the slowest subscriber's latency for each. */
   slowest: { p50: number; p99: number; max: number };
   clientCpuSeconds: number;
 }

@@ -337,6 +337,7 @@ function sustainedTable(rows: SustainedRow[]): string {
       res.connected < res.subscribers ? `${res.subscribers - res.connected} never connected` : '',
       res.writesBehind > 0 ? `the writer fell behind the rate on ${res.writesBehind} writes (${fmt(res.writeSeconds, 1)} s for all)` : '',
       res.errors > 0 ? `${res.errors} subscription errors` : '',
+      res.completeEvents < res.writes ? `slowest-subscriber figures over the ${res.completeEvents} events every subscriber got` : '',
     ].filter(Boolean);
     lines.push(
       `| ${r.scenario} | ${r.db} | ${fmt(res.connected)} | ${fmt(res.writes)} (${fmt(r.rate)}/s) | ${fmt(res.deliveries)} | ${res.missing} | ${res.duplicates} | ${res.outOfOrder} | ` +

@@ -143,7 +143,9 @@ await Promise.allSettled(streams);
 
 // Every (subscriber, write) pair: delivered once and in order, and how late.
 const latencies: number[] = [];
+// An event some subscriber never got has no "slowest" latency: it counts as missing instead.
 const slowestPerWrite = new Array<number>(total).fill(0);
+const incomplete = new Set<number>();
 let missing = 0;
 let duplicates = 0;
 let outOfOrder = 0;
@@ -154,6 +156,7 @@ for (const s of subscribers) {
     const at = s.arrivals.get(i);
     if (at === undefined) {
       missing++;
+      incomplete.add(i);
       continue;
     }
     const ms = at - sentAt[i]!;
@@ -169,7 +172,7 @@ for (const s of subscribers) {
 const sorted = (v: number[]) => Float64Array.from(v).sort();
 const pct = (v: Float64Array, p: number) => (v.length ? v[Math.min(v.length - 1, Math.ceil((p / 100) * v.length) - 1)]! : NaN);
 const all = sorted(latencies);
-const slowest = sorted(slowestPerWrite);
+const slowest = sorted(slowestPerWrite.filter((_, i) => !incomplete.has(i)));
 const summary = {
   subscribers: o.subscribers,
   connected: subscribers.filter((s) => s.connected).length,
@@ -179,6 +182,8 @@ const summary = {
   writeSeconds,
   writesBehind: behind,
   deliveries: latencies.length,
+  /** Events every subscriber got: the ones the slowest-subscriber figures are over. */
+  completeEvents: total - incomplete.size,
   missing,
   duplicates,
   outOfOrder,
