@@ -92,6 +92,9 @@ export async function startService(dataset: Dataset, pin: Pinning): Promise<Runn
     HOST: '127.0.0.1',
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
     TOKEN_TTL_SECONDS: '86400',
+    // The SSE scenarios hold 1,000 streams of one client on one app, past the default caps.
+    STREAMS_PER_CLIENT: '5000',
+    STREAMS_PER_APP: '5000',
     NODE_ENV: 'production',
   };
   const nodeArgs = [...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/src/main.js'];
@@ -171,5 +174,39 @@ export function fanout(pin: Pinning, options: Record<string, unknown>): Promise<
     child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.on('error', reject);
     child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as FanoutResult) : reject(new Error(`SSE fan-out client exited ${code}`))));
+  });
+}
+
+export interface SustainedResult {
+  subscribers: number;
+  connected: number;
+  connectMs: number;
+  ready: number;
+  writes: number;
+  writeSeconds: number;
+  /** Writes that started more than one interval late (the writer could not keep the rate). */
+  writesBehind: number;
+  deliveries: number;
+  completeEvents: number;
+  missing: number;
+  duplicates: number;
+  outOfOrder: number;
+  errors: number;
+  /** Over every (subscriber, event) delivery. */
+  all: { p50: number; p99: number; max: number };
+  /** Over the events every subscriber got, of the slowest subscriber's latency for each. */
+  slowest: { p50: number; p99: number; max: number };
+  clientCpuSeconds: number;
+}
+
+/** The sustained-writes SSE client in its own (pinned) process: bench/sse-sustained.ts. */
+export function sustained(pin: Pinning, options: Record<string, unknown>): Promise<SustainedResult> {
+  const [command, args] = pinned(pin.load, process.execPath, ['--import', 'tsx', 'bench/sse-sustained.ts', JSON.stringify(options)]);
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as SustainedResult) : reject(new Error(`SSE sustained client exited ${code}`))));
   });
 }

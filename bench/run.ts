@@ -21,10 +21,10 @@ import postgres from 'postgres';
 import { DATA, ensureDataset, ROOT } from './dataset.js';
 import { machine } from './machine.js';
 import { postgresCpuSeconds } from './proc-cpu.js';
-import { fanout, load, pinning, startFloor, startService, type FanoutResult, type LoadResult, type Running } from './procs.js';
+import { fanout, load, pinning, startFloor, startService, sustained, type FanoutResult, type LoadResult, type Running, type SustainedResult } from './procs.js';
 import { dropSupersededRunLines } from './run-lines.js';
-import { fanoutScenarios, pendingScenarios, scenarios } from './scenarios/index.js';
-import type { ComputeResult, Dataset, FanoutScenario, HttpRequest, Scenario, ScenarioContext, StorageKind } from './types.js';
+import { fanoutScenarios, pendingScenarios, scenarios, sustainedScenarios } from './scenarios/index.js';
+import type { ComputeResult, Dataset, FanoutScenario, HttpRequest, Scenario, ScenarioContext, StorageKind, SustainedScenario } from './types.js';
 
 const env = process.env;
 const settings = {
@@ -60,6 +60,14 @@ interface FanoutRow {
   db: StorageKind;
   targetMs: number;
   result?: FanoutResult;
+  error?: string;
+}
+
+interface SustainedRow {
+  scenario: string;
+  db: StorageKind;
+  rate: number;
+  result?: SustainedResult;
   error?: string;
 }
 
@@ -278,6 +286,76 @@ async function runFanout(scenario: FanoutScenario, ctx: ScenarioContext, service
   return row;
 }
 
+async function runSustained(scenario: SustainedScenario, ctx: ScenarioContext, service: Running, pin: ReturnType<typeof pinning>): Promise<SustainedRow> {
+  const row: SustainedRow = { scenario: scenario.name, db: ctx.dataset.kind, rate: scenario.rate };
+  const { query, variables } = scenario.subscription(ctx);
+  const call = scenario.call(ctx);
+  log(`${ctx.dataset.kind} ${scenario.name}: ${scenario.subscribers} subscriptions, ${scenario.rate} events/s for ${scenario.seconds} s`);
+  try {
+    const before = service.cpuSeconds();
+    row.result = await sustained(pin, {
+      url: service.url,
+      token: ctx.schedulingToken,
+      subscribers: scenario.subscribers,
+      rate: scenario.rate,
+      seconds: scenario.seconds,
+      query,
+      variables,
+      callPath: call.path,
+      times: call.times,
+    });
+    const after = service.cpuSeconds();
+    if (before !== undefined && after !== undefined) serviceCpu.set(row, after - before);
+    const r = row.result;
+    log(
+      `${ctx.dataset.kind} ${scenario.name}: ${r.writes} events to ${r.connected} subscribers: missing ${r.missing}, duplicates ${r.duplicates}, out of order ${r.outOfOrder}; ` +
+        `slowest subscriber p50 ${fmt(r.slowest.p50, 1)} ms, p99 ${fmt(r.slowest.p99, 1)} ms, max ${fmt(r.slowest.max, 1)} ms`,
+    );
+  } catch (error) {
+    row.error = String((error as Error).message);
+    log(`${ctx.dataset.kind} ${scenario.name}: ${row.error}`);
+  }
+  return row;
+}
+
+/** The service's CPU seconds over a sustained run (subscribing, readiness and writes). */
+const serviceCpu = new WeakMap<SustainedRow, number>();
+
+function sustainedTable(rows: SustainedRow[]): string {
+  const lines = [
+    '| Scenario | DB | Subscribers | Events (rate) | Deliveries | Missing | Duplicates | Out of order | All deliveries p50 / p99 / max ms | Slowest subscriber per event p50 / p99 / max ms | Service CPU s | Client CPU s | Notes |',
+    '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|',
+  ];
+  for (const r of rows) {
+    const res = r.result;
+    if (!res) {
+      lines.push(`| ${r.scenario} | ${r.db} | — | — | — | — | — | — | — | — | — | — | failed: ${r.error ?? 'unknown'} |`);
+      continue;
+    }
+    const three = (x: { p50: number; p99: number; max: number }) => `${fmt(x.p50, 1)} / ${fmt(x.p99, 1)} / ${fmt(x.max, 1)}`;
+    const notes = [
+      res.connected < res.subscribers ? `${res.subscribers - res.connected} never connected` : '',
+      res.writesBehind > 0 ? `the writer fell behind the rate on ${res.writesBehind} writes (${fmt(res.writeSeconds, 1)} s for all)` : '',
+      res.errors > 0 ? `${res.errors} subscription errors` : '',
+      res.completeEvents < res.writes ? `slowest-subscriber figures over the ${res.completeEvents} events every subscriber got` : '',
+    ].filter(Boolean);
+    lines.push(
+      `| ${r.scenario} | ${r.db} | ${fmt(res.connected)} | ${fmt(res.writes)} (${fmt(r.rate)}/s) | ${fmt(res.deliveries)} | ${res.missing} | ${res.duplicates} | ${res.outOfOrder} | ` +
+        `${three(res.all)} | ${three(res.slowest)} | ${fmt(serviceCpu.get(r), 1)} | ${fmt(res.clientCpuSeconds, 1)} | ${notes.join('; ')} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+const SUSTAINED_HEADING = '## SSE under sustained writes';
+const SUSTAINED_METHOD =
+  'bench/sse-sustained.ts, in its own process pinned like the load generator: N subscriptions to `scheduledCallEvents(appId)` opened as a ' +
+  "browser's EventSource opens them (GET /graphql/stream, the token as `access_token`), each proven live by a readiness event; then events " +
+  'are written at a steady rate (one PATCH each, evenly spaced, rescheduling one call with a per-write `reason` that the event carries). ' +
+  'Every subscriber must receive every event exactly once and in write order (missing, duplicates and out of order are counted over all ' +
+  '(subscriber, event) pairs, after waiting up to 30 s for stragglers). Latency of a delivery = from sending the PATCH until that subscriber ' +
+  'parsed the event. "Slowest subscriber per event" = for each event, the latency of the last subscriber to get it; its p50/p99/max are over the events.';
+
 function fanoutTable(rows: FanoutRow[]): string {
   const lines = [
     '| Scenario | DB | Subscribers | Connected (ms to open all) | Rounds | p50 ms | p99 ms | All received ms (median of rounds) | Worst round ms | Missed | PATCH ms (median) | Client CPU ms a round (median) | Notes |',
@@ -347,7 +425,7 @@ function mergeTable(lines: string[], headerStart: string, rows: string[]): boole
 
 function mergeInto(
   existing: string,
-  update: { runLine: string; rows: string[]; fanoutRows: string[]; targets: string[]; nowRunnable: string[] },
+  update: { runLine: string; rows: string[]; fanoutRows: string[]; sustainedRows: string[]; targets: string[]; nowRunnable: string[] },
 ): string {
   const lines = existing.split('\n');
   const insertBefore = (heading: string, block: string[]) => {
@@ -366,8 +444,11 @@ function mergeInto(
   }
   dropSupersededRunLines(lines);
   if (update.rows.length > 0 && !mergeTable(lines, '| Scenario | DB | Messages', update.rows)) insertBefore('## Targets', [...table([]).split('\n'), ...update.rows, '']);
-  if (update.fanoutRows.length > 0 && !mergeTable(lines, '| Scenario | DB | Subscribers', update.fanoutRows.slice(2))) {
+  if (update.fanoutRows.length > 0 && !mergeTable(lines, '| Scenario | DB | Subscribers | Connected', update.fanoutRows.slice(2))) {
     insertBefore('## Targets', [FANOUT_HEADING, '', FANOUT_METHOD, '', ...update.fanoutRows, '']);
+  }
+  if (update.sustainedRows.length > 0 && !mergeTable(lines, '| Scenario | DB | Subscribers | Events', update.sustainedRows.slice(2))) {
+    insertBefore('## Targets', [SUSTAINED_HEADING, '', SUSTAINED_METHOD, '', ...update.sustainedRows, '']);
   }
   // Targets: replace lines with the same key, append the new ones after the section's last item.
   const targetsAt = lines.findIndex((l) => l.startsWith('## Targets'));
@@ -456,7 +537,7 @@ function targets(rows: Row[]): string[] {
 
 async function main() {
   const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));
-  const known = new Set([...scenarios, ...fanoutScenarios, ...pendingScenarios].map((s) => s.name));
+  const known = new Set([...scenarios, ...fanoutScenarios, ...sustainedScenarios, ...pendingScenarios].map((s) => s.name));
   const unknown = names.filter((n) => !known.has(n));
   if (unknown.length > 0) {
     process.stderr.write(`unknown scenario ${unknown.join(', ')}; scenarios: ${[...known].join(', ')}\n`);
@@ -464,9 +545,10 @@ async function main() {
   }
   const selected = names.length > 0 ? scenarios.filter((s) => names.includes(s.name)) : scenarios;
   const selectedFanout = names.length > 0 ? fanoutScenarios.filter((s) => names.includes(s.name)) : fanoutScenarios;
+  const selectedSustained = names.length > 0 ? sustainedScenarios.filter((s) => names.includes(s.name)) : sustainedScenarios;
   const pending = names.length > 0 ? pendingScenarios.filter((s) => names.includes(s.name)) : pendingScenarios;
   for (const p of pending) log(`${p.name}: not yet available (${p.reason})`);
-  if (selected.length === 0 && selectedFanout.length === 0) {
+  if (selected.length === 0 && selectedFanout.length === 0 && selectedSustained.length === 0) {
     log('nothing to measure; docs/BENCHMARKS.md left as it is');
     return;
   }
@@ -494,6 +576,7 @@ async function main() {
 
   const rows: Row[] = [];
   const fanoutRows: FanoutRow[] = [];
+  const sustainedRows: SustainedRow[] = [];
   const datasets: Dataset[] = [];
   for (const kind of kinds) {
     const messages = kind === 'pglite' && env.BENCH_PGLITE_MESSAGES ? Number(env.BENCH_PGLITE_MESSAGES) : settings.messages;
@@ -517,6 +600,7 @@ async function main() {
       if (settings.warmup > 0) await tour(selected, ctx, service, floor, pin);
       for (const scenario of selected) rows.push(await runScenario(scenario, ctx, service, floor, pin, computed.get(scenario.name)));
       for (const scenario of selectedFanout) fanoutRows.push(await runFanout(scenario, ctx, service, pin));
+      for (const scenario of selectedSustained) sustainedRows.push(await runSustained(scenario, ctx, service, pin));
     } finally {
       await service.stop();
       await floor?.stop();
@@ -568,6 +652,7 @@ async function main() {
     '',
     ...(skipped.length > 0 ? [`Skipped: ${skipped.join('; ')}.`, ''] : []),
     ...(fanoutRows.length > 0 ? [FANOUT_HEADING, '', FANOUT_METHOD, '', fanoutTable(fanoutRows), ''] : []),
+    ...(sustainedRows.length > 0 ? [SUSTAINED_HEADING, '', SUSTAINED_METHOD, '', sustainedTable(sustainedRows), ''] : []),
     '## Targets',
     '',
     ...targets(rows),
@@ -590,16 +675,17 @@ async function main() {
   const partial = names.length > 0 && env.BENCH_REPLACE !== '1' && existsSync(settings.out);
   const written = partial
     ? mergeInto(readFileSync(settings.out, 'utf8'), {
-        runLine: `Rows of ${[...selected, ...selectedFanout].map((x) => x.name).join(', ')} on ${kinds.join(', ')} (re)measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC with \`${command}\` on ${machineLine}; same method; the other rows are from the run above.`,
+        runLine: `Rows of ${[...selected, ...selectedFanout, ...selectedSustained].map((x) => x.name).join(', ')} on ${kinds.join(', ')} (re)measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC with \`${command}\` on ${machineLine}; same method; the other rows are from the run above.`,
         rows: table(rows).split('\n').slice(2),
         fanoutRows: fanoutRows.length > 0 ? fanoutTable(fanoutRows).split('\n') : [],
+        sustainedRows: sustainedRows.length > 0 ? sustainedTable(sustainedRows).split('\n') : [],
         targets: [...targets(rows), ...fanoutTargets(fanoutRows)],
-        nowRunnable: [...scenarios, ...fanoutScenarios].map((x) => x.name),
+        nowRunnable: [...scenarios, ...fanoutScenarios, ...sustainedScenarios].map((x) => x.name),
       })
     : markdown;
   process.stdout.write(`${written}\n`);
   writeFileSync(settings.out, written);
-  writeFileSync(path.join(DATA, 'last-run.json'), `${JSON.stringify({ settings, info, rows, fanoutRows }, null, 2)}\n`);
+  writeFileSync(path.join(DATA, 'last-run.json'), `${JSON.stringify({ settings, info, rows, fanoutRows, sustainedRows }, null, 2)}\n`);
   log(`wrote ${path.relative(ROOT, settings.out)}`);
 }
 

@@ -148,3 +148,20 @@ export interface FanoutScenario {
   /** The call each round reschedules (PATCH to the other of its two times, with a per-round reason). */
   call: (ctx: ScenarioContext) => { path: string; times: [string, string] };
 }
+
+/**
+ * Not an autocannon scenario: `subscribers` subscriptions to the app stream held open while events
+ * are written at a steady `rate` for `seconds`; every subscriber must get every event once, in
+ * order, and the delivery latencies are reported (bench/sse-sustained.ts).
+ */
+export interface SustainedScenario {
+  kind: 'sustained';
+  name: string;
+  title: string;
+  subscribers: number;
+  rate: number;
+  seconds: number;
+  subscription: (ctx: ScenarioContext) => { query: string; variables: Record<string, unknown> };
+  /** The call each write reschedules (PATCH to the other of its two times, with a per-write reason). */
+  call: (ctx: ScenarioContext) => { path: string; times: [string, string] };
+}

@@ -1,8 +1,8 @@
-import type { FanoutScenario, PendingScenario, Scenario } from '../types.js';
+import type { FanoutScenario, PendingScenario, Scenario, SustainedScenario } from '../types.js';
 import { campaignsSearch } from './campaigns.js';
 import { graphqlMessagesPage, messagesDeep, messagesFiltered, messagesPage, messagesPagePaced, messagesSearch } from './messages.js';
 import { dailyMetrics, dailyMetricsAlone, summaryMetrics } from './metrics.js';
-import { availabilityWorstCase, patchReschedule, sseFanout } from './scheduling.js';
+import { availabilityWorstCase, patchReschedule, sseFanout, sseSustained } from './scheduling.js';
 import { tokenIssue } from './token.js';
 
 /** Every runnable scenario, in table order. A new one is a module here plus a line below. */
@@ -24,6 +24,9 @@ export const scenarios: Scenario[] = [
 
 /** Not autocannon runs: held-open subscriptions and one write per round (bench/sse.ts). */
 export const fanoutScenarios: FanoutScenario[] = [sseFanout];
+
+/** Held-open subscriptions under a steady stream of writes (bench/sse-sustained.ts). */
+export const sustainedScenarios: SustainedScenario[] = [sseSustained];
 
 /** Scenarios the targets name that the service cannot run yet: listed as such in the output, never faked. */
 export const pendingScenarios: PendingScenario[] = [];

@@ -3,7 +3,7 @@ import { openDatabase } from '../../src/db/client.js';
 import { loadCalendars } from '../../src/scheduling/calendars.js';
 import { availableSlots, type SlotQuery } from '../../src/scheduling/slots.js';
 import { AVAILABILITY_QUERY, PATCH_CALLS, patchCalls } from '../scheduling-data.js';
-import type { ComputeResult, Dataset, FanoutScenario, HttpRequest, Scenario, ScenarioContext } from '../types.js';
+import type { ComputeResult, Dataset, FanoutScenario, HttpRequest, Scenario, ScenarioContext, SustainedScenario } from '../types.js';
 
 const MINUTE_MS = 60_000;
 const schedulingHeaders = (ctx: ScenarioContext, extra: Record<string, string> = {}) => ({ authorization: `Bearer ${ctx.schedulingToken}`, ...extra });
@@ -125,4 +125,19 @@ export const sseFanout: FanoutScenario = {
     const last = patchCalls()[PATCH_CALLS - 1]!;
     return { path: `/api/v1/video/${ctx.dataset.otherAppId}/scheduled-calls/${last.id}`, times: [last.a, last.b] };
   },
+};
+
+export const sseSustained: SustainedScenario = {
+  kind: 'sustained',
+  name: 'sse_sustained',
+  title: 'SSE under sustained writes: 1,000 EventSource-style subscribers (GET, access_token) to scheduledCallEvents while events are written at a steady rate',
+  subscribers: Number(process.env.BENCH_SSE_SUBSCRIBERS ?? 1000),
+  rate: Number(process.env.BENCH_SSE_RATE ?? 10),
+  seconds: Number(process.env.BENCH_SSE_SECONDS ?? 20),
+  subscription: (ctx) => ({
+    query: 'subscription Sustained($app: UUID!) { scheduledCallEvents(appId: $app) { eventId callId eventType payload } }',
+    variables: { app: ctx.dataset.otherAppId },
+  }),
+  // sse_fanout's call: the two never run at once.
+  call: (ctx) => sseFanout.call(ctx),
 };

@@ -19,6 +19,7 @@ import { mountDocs } from './docs.js';
 import { mountStandardOAuth } from './oauth.js';
 import { createGraphQLServer } from './graphql.js';
 import { graphqlWithKey } from './graphql-idempotency.js';
+import { streamCredentials as readStreamCredentials } from './graphql-stream.js';
 import type { HttpEnv } from '../web/hono-env.js';
 
 /** Request id, context and access log: the first middleware of both listeners. */
@@ -74,15 +75,46 @@ function bearerChallenge(result: { message: string; error?: 'invalid_token' }): 
   return result.error ? `${realm}, error="${result.error}", error_description="${result.message.replace(/["\\]/g, '')}"` : realm;
 }
 
+/** A request's Authorization value (the bearer token's one way in but on the stream), or why it is refused. */
+type Credentials = (c: import('hono').Context<HttpEnv>) => string | undefined | AppError;
+
+/**
+ * /graphql/stream: the header, or on a GET the access_token query parameter, which leaves the
+ * request's URL here (streamCredentials).
+ */
+const streamCredentials: Credentials = (c) => {
+  const read = readStreamCredentials(c.req.raw);
+  if (read instanceof AppError) return read;
+  c.req.raw = read.request;
+  return read.authorization;
+};
+
+/**
+ * Every answer of the stream endpoint: a URL that may hold a token is neither stored by a cache
+ * (its answer holds the events) nor sent on as a Referer by a page that got it.
+ */
+const streamHeaders: MiddlewareHandler<HttpEnv> = async (c, next) => {
+  await next();
+  c.res.headers.set('Cache-Control', 'no-store');
+  c.res.headers.set('Referrer-Policy', 'no-referrer');
+};
+
 /**
  * Bearer authentication then rate limiting, for every authenticated request, REST, GraphQL and
  * the video host alike; `shape` writes 401 and 429 in the
  * listener's own error format.
  */
-function requireAuth(runtime: Runtime, shape: ErrorShape, listener: 'rest' | 'graphql' | 'video'): MiddlewareHandler<HttpEnv> {
+function requireAuth(
+  runtime: Runtime,
+  shape: ErrorShape,
+  listener: 'rest' | 'graphql' | 'video',
+  credentials: Credentials = (c) => c.req.header('authorization'),
+): MiddlewareHandler<HttpEnv> {
   return async (c, next) => {
     const ctx = c.get('requestContext');
-    const result = await authenticate(runtime, c.req.header('authorization'));
+    const presented = credentials(c);
+    if (presented instanceof AppError) return shape(presented, c);
+    const result = await authenticate(runtime, presented);
     if (!result.ok) {
       return shape(new AppError('unauthorized', result.message, { headers: { 'WWW-Authenticate': bearerChallenge(result) } }), c);
     }
@@ -197,7 +229,7 @@ export function createMainApp(runtime: Runtime, schema: GraphQLSchema, routes: r
       '*',
       cors({
         origin: origins.includes('*') ? '*' : origins,
-        allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'],
+        allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id', 'Last-Event-ID'],
         exposeHeaders: ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-RateLimit-Window', 'Retry-After', 'Idempotent-Replayed'],
         maxAge: 600,
       }),
@@ -252,7 +284,8 @@ export function createMainApp(runtime: Runtime, schema: GraphQLSchema, routes: r
   app.all(graphql.path, methodNotAllowed(graphql.methods));
   // graphql-sse, distinct-connections mode: the token is checked on connect,
   // scopes and app access when the subscription starts.
-  app.on([...graphqlStream.methods], graphqlStream.path, tooLarge, graphqlAuth, getParamsAreJson, execute);
+  app.use(graphqlStream.path, streamHeaders);
+  app.on([...graphqlStream.methods], graphqlStream.path, tooLarge, requireAuth(runtime, graphqlShape, 'graphql', streamCredentials), getParamsAreJson, execute);
   app.all(graphqlStream.path, methodNotAllowed(graphqlStream.methods));
 
   const v1 = new Hono<HttpEnv>();

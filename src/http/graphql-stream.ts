@@ -117,6 +117,44 @@ function lastEventId(request: Request): string | undefined | AppError {
   return value.toLowerCase();
 }
 
+/** RFC 6750 2.3: the query parameter a bearer token may travel in where no header can be sent. */
+export const ACCESS_TOKEN_PARAM = 'access_token';
+/** RFC 6750 2.1's b64token: a token of any other form is refused unread. */
+const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+
+/**
+ * The credentials of a request to the stream endpoint, as an Authorization value, and the request
+ * to carry on with. A browser's EventSource cannot send a header, so a GET may bring its token as
+ * the `access_token` query parameter instead; the request then continues with the parameter
+ * removed from its URL, so nothing after this (GraphQL, logs, errors) ever holds it. RFC 6750
+ * allows one way per request: the header and the parameter together, or the parameter twice, is
+ * refused. Other methods send the header and their parameter is ignored, as on every other path.
+ */
+export function streamCredentials(request: Request): { authorization: string | undefined; request: Request } | AppError {
+  const authorization = request.headers.get('authorization') ?? undefined;
+  if (request.method !== 'GET') return { authorization, request };
+  const url = new URL(request.url);
+  const tokens = url.searchParams.getAll(ACCESS_TOKEN_PARAM);
+  if (tokens.length === 0) return { authorization, request };
+  url.searchParams.delete(ACCESS_TOKEN_PARAM);
+  // The signal too: a stream ends when its client leaves.
+  const stripped = new Request(url, { method: request.method, headers: request.headers, signal: request.signal });
+  const given = tokens.filter((token) => token !== '');
+  // RFC 6749 3.1: a parameter sent without a value is treated as omitted.
+  if (given.length === 0) return { authorization, request: stripped };
+  const refuse = (message: string) =>
+    new AppError('invalid_request', message, {
+      details: [{ field: ACCESS_TOKEN_PARAM, code: 'invalid_value', message }],
+      headers: { 'WWW-Authenticate': `Bearer realm="switchboard", error="invalid_request", error_description="${message}"` },
+    });
+  if (given.length > 1) return refuse('The access_token parameter is given more than once');
+  if (authorization !== undefined) return refuse('Send the token one way: in the Authorization header or as the access_token parameter, not both');
+  if (!B64TOKEN.test(given[0]!)) {
+    return new AppError('unauthorized', 'Invalid token', { headers: { 'WWW-Authenticate': 'Bearer realm="switchboard", error="invalid_token", error_description="Invalid token"' } });
+  }
+  return { authorization: `Bearer ${given[0]}`, request: stripped };
+}
+
 /** The response body, counting what the socket writer reads into the stream's flow, with each `next` frame's `id:` line. */
 function counted(body: ReadableStream<Uint8Array>, flow: Flow, Stream: typeof ReadableStream): ReadableStream<Uint8Array> {
   const reader = body.getReader();

@@ -1,40 +1,22 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { decodeJwt } from 'jose';
-import { chromium, type Browser, type Request } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Request } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { chromiumPath, chromiumSkipReason, useChromium } from '../helpers/chromium.js';
 import { useServer } from '../helpers/use-server.js';
 
 // Swagger UI's "Authorize" with client credentials, in a real headless browser: it posts to the
 // document's tokenUrl (the RFC 6749 endpoint), reads the token from the standard answer, and
 // "Try it out" then sends it as a bearer token.
 
-function findChromium(): string | undefined {
-  const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
-  for (const candidate of candidates) if (candidate && existsSync(candidate)) return candidate;
-  try {
-    return execFileSync('sh', ['-c', 'command -v chromium || command -v chromium-browser'], { encoding: 'utf8' }).trim() || undefined;
-  } catch {
-    return undefined;
-  }
-}
+const skipReason = chromiumSkipReason('test/browser/docs-authorize.test.ts');
 
-const executablePath = findChromium();
-const skipReason = executablePath ? '' : ' [SKIPPED: no chromium binary found; install it with `apt-get install chromium` or set CHROMIUM_PATH]';
-if (!executablePath) console.warn(`test/browser/docs-authorize.test.ts:${skipReason}`);
-
-let browser: Browser;
-
-describe.skipIf(!executablePath)(`/docs Authorize in headless Chromium${skipReason}`, () => {
+describe.skipIf(!chromiumPath)(`/docs Authorize in headless Chromium${skipReason}`, () => {
   // Inside the skipped describe: no server or browser is started without chromium.
   const { server, tenant } = useServer({ tenant: true });
-  beforeAll(async () => {
-    browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
-  });
-  afterAll(() => browser?.close());
+  const chrome = useChromium();
 
   it('client credentials through Swagger UI get a token from /oauth/token, and Try it out sends it', { timeout: 120_000 }, async () => {
-    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const page = await chrome.browser.newPage({ viewport: { width: 1400, height: 1000 } });
     const problems: string[] = [];
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
     page.on('console', (message) => {

@@ -1,37 +1,23 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { chromiumPath, chromiumSkipReason, useChromium } from '../helpers/chromium.js';
 import { useServer } from '../helpers/use-server.js';
 
 // The two pages people open, in a real headless browser (Debian's chromium driven by
 // playwright-core): each must render and log no console error.
 
-function findChromium(): string | undefined {
-  const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
-  for (const candidate of candidates) if (candidate && existsSync(candidate)) return candidate;
-  try {
-    return execFileSync('sh', ['-c', 'command -v chromium || command -v chromium-browser'], { encoding: 'utf8' }).trim() || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-const executablePath = findChromium();
-const skipReason = executablePath ? '' : ' [SKIPPED: no chromium binary found; install it with `apt-get install chromium` or set CHROMIUM_PATH]';
-if (!executablePath) console.warn(`test/browser/pages.test.ts:${skipReason}`);
+const skipReason = chromiumSkipReason('test/browser/pages.test.ts');
 // Each run saves to docs/screenshots/latest (ignored by git); UPDATE_SCREENSHOTS=1 refreshes the
 // committed ones in docs/screenshots that the docs show.
 const screenshotRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs', 'screenshots');
 const screenshots = process.env.UPDATE_SCREENSHOTS === '1' ? screenshotRoot : join(screenshotRoot, 'latest');
 
-let browser: Browser;
-
 /** A page that records console errors, uncaught exceptions and failed requests. */
-async function openPage(): Promise<{ page: Page; problems: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+async function openPage(chrome: ReturnType<typeof useChromium>): Promise<{ page: Page; problems: string[] }> {
+  const page = await chrome.browser.newPage({ viewport: { width: 1400, height: 1000 } });
   const problems: string[] = [];
   page.on('console', (message) => {
     if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
@@ -41,17 +27,14 @@ async function openPage(): Promise<{ page: Page; problems: string[] }> {
   return { page, problems };
 }
 
-describe.skipIf(!executablePath)(`pages in headless Chromium${skipReason}`, () => {
+describe.skipIf(!chromiumPath)(`pages in headless Chromium${skipReason}`, () => {
   // Inside the skipped describe: no server or browser is started without chromium.
   const { server, tenant } = useServer({ tenant: true });
-  beforeAll(async () => {
-    browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
-    mkdirSync(screenshots, { recursive: true });
-  });
-  afterAll(() => browser?.close());
+  const chrome = useChromium();
+  beforeAll(() => void mkdirSync(screenshots, { recursive: true }));
 
   it('/docs renders every operation of the OpenAPI document, without console errors', async () => {
-    const { page, problems } = await openPage();
+    const { page, problems } = await openPage(chrome);
     await page.goto(`${server.url}/docs`, { waitUntil: 'networkidle' });
     await page.waitForSelector('.swagger-ui .opblock', { timeout: 20_000 });
     const doc = (await (await fetch(`${server.url}/api/v1/openapi.json`)).json()) as {
@@ -70,7 +53,7 @@ describe.skipIf(!executablePath)(`pages in headless Chromium${skipReason}`, () =
   });
 
   it('/graphql opens GraphiQL with a tab per domain, loads the schema and runs the Viewer example', async () => {
-    const { page, problems } = await openPage();
+    const { page, problems } = await openPage(chrome);
     // The user pasted a token into the Headers tab: every request from the page carries it.
     await page.route('**/graphql', (route) => route.continue({ headers: { ...route.request().headers(), authorization: `Bearer ${tenant.accessToken}` } }));
     await page.goto(`${server.url}/graphql`, { waitUntil: 'load' });

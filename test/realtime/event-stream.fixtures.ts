@@ -10,14 +10,15 @@ export interface Frame {
 
 /**
  * A subscription on /graphql/stream read frame by frame, as EventSource does: GET with the query
- * and variables in the URL (or POST), and Last-Event-ID when `lastEventId` is given.
+ * and variables in the URL (or POST), and Last-Event-ID when `lastEventId` is given; the token in
+ * the Authorization header, or as `access_token` in the URL with `accessToken` (both when both).
  */
 export async function openStream(
   server: TestServer,
-  token: string,
+  token: string | undefined,
   query: string,
   variables: Record<string, unknown>,
-  options: { lastEventId?: string; method?: 'GET' | 'POST' } = {},
+  options: { lastEventId?: string; method?: 'GET' | 'POST'; accessToken?: string } = {},
 ) {
   const method = options.method ?? 'GET';
   const url = new URL(`${server.url}/graphql/stream`);
@@ -25,12 +26,14 @@ export async function openStream(
     url.searchParams.set('query', query);
     url.searchParams.set('variables', JSON.stringify(variables));
   }
+  // The token as a browser's EventSource sends it: a query parameter (of a GET or, to be refused, a POST).
+  if (options.accessToken !== undefined) url.searchParams.set('access_token', options.accessToken);
   const body = method === 'POST' ? JSON.stringify({ query, variables }) : undefined;
   // node:http, not fetch: close() destroys the socket, as a dropped connection does.
   const request = httpRequest(url, {
     method,
     headers: {
-      authorization: `Bearer ${token}`,
+      ...(token !== undefined && { authorization: `Bearer ${token}` }),
       accept: 'text/event-stream',
       ...(body !== undefined && { 'content-type': 'application/json' }),
       ...(options.lastEventId !== undefined && { 'last-event-id': options.lastEventId }),
