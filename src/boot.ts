@@ -7,6 +7,7 @@ import { rowsOf } from './db/raw.js';
 import { registerDatabaseTimeZones } from './validation/time-zone.js';
 import type { Logger } from './log.js';
 import { EventBus } from './events/log.js';
+import { schedulePruning } from './events/prune.js';
 import { TimelineBus } from './realtime/timeline-bus.js';
 import type { Runtime } from './runtime.js';
 import { systemClock, type Clock } from './time/clock.js';
@@ -35,6 +36,7 @@ export async function createRuntime(config: Config, logger: Logger, options: { c
       rateLimits: new RateLimits(config, logger),
       timeline,
       events,
+      eventPruning: schedulePruning(database.db, config, clock, logger),
       keyRefresh,
       webhooks: new WebhookWorker({ database, logger, config, clock: () => clock.now() }),
     };
@@ -66,6 +68,7 @@ function watchSigningKeys(db: Runtime['database']['db'], keys: SigningKeys, conf
 
 export async function closeRuntime(runtime: Runtime): Promise<void> {
   clearInterval(runtime.keyRefresh);
+  clearInterval(runtime.eventPruning);
   await runtime.timeline.close();
   await runtime.events.close();
   // Undelivered webhooks stay in the outbox for the next start.

@@ -24,6 +24,8 @@ export interface Runtime {
   timeline: TimelineBus;
   /** App event logs of every instance, for this instance's `events` subscribers (sharing the timeline's stream caps). */
   events: EventBus;
+  /** Deletes events past EVENT_RETENTION_DAYS (events/prune.ts). */
+  eventPruning: NodeJS.Timeout;
   /** Re-reads the signing keys (rotation on any instance). */
   keyRefresh: NodeJS.Timeout;
   /** Outbound webhooks and reminders; polling starts with the servers (startServers). */

@@ -7,7 +7,7 @@ import type { RequestContext } from '../runtime.js';
 import { enqueueMessages, type WebhookEventType } from '../webhooks/outbox.js';
 import { eventId } from './ids.js';
 import { appEvents, type AppEventRow } from './tables.js';
-import { matchesEventType, type EventType } from './types.js';
+import type { EventType } from './types.js';
 
 // Every producer records its events here, inside the transaction of its change: the rows, their
 // announcement to live subscribers (NOTIFY, delivered at commit) and their webhook deliveries
@@ -79,11 +79,6 @@ export async function recordEvents(tx: Tx, appId: string, actor: Actor, events: 
 export class EventBus extends LogBus<AppEventRow> {
   constructor(database: Database, logger: Logger, streams?: StreamSlots) {
     super(eventLog, database, logger, streams);
-  }
-
-  /** Listens for one app's events of the types the patterns select. */
-  subscribe(filter: { appId: string; types: readonly string[] }, listener: (event: AppEventRow) => void, end: () => void): () => void {
-    return this.subscribeTo({ appId: filter.appId, accepts: (header) => matchesEventType(filter.types, String(header.type)) }, listener, end);
   }
 }
 

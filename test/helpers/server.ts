@@ -48,6 +48,7 @@ export const allScopes: Scope[] = [
   'messages:ingest',
   'video:read',
   'webhooks:write',
+  'events:read',
 ];
 
 export async function startTestServer(overrides: Partial<Record<keyof Config, string>> = {}, options: { logger?: Logger; clock?: Clock } = {}): Promise<TestServer> {
