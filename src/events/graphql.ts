@@ -5,7 +5,8 @@ import { closedEnum } from '../graphql/enums.js';
 import { filterInput, listArgs } from '../graphql/list-filter.js';
 import { resolveStreamEvent } from '../realtime/log-stream.js';
 import { openEvents } from './stream.js';
-import { eventListArgs, listEvents, MAX_PATTERNS } from './service.js';
+import { eventListArgs, eventPatterns, eventsAfterId, listEvents, MAX_PATTERNS } from './service.js';
+import { pageSize } from '../validation/list-input.js';
 import type { AppEventRow } from './tables.js';
 
 // The app event log: pulled as a list (root field and App.events), followed live as a
@@ -47,9 +48,9 @@ builder.queryField('events', (t) =>
     complexity: pageComplexity,
     args: {
       appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
-      first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).' }),
-      after: t.arg.string({ description: afterDescription }),
-      types: t.arg.stringList({ description: typesDescription }),
+      first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).', validate: { schema: pageSize } }),
+      after: t.arg.string({ description: afterDescription, validate: { schema: eventsAfterId } }),
+      types: t.arg.stringList({ description: typesDescription, validate: { schema: eventPatterns } }),
       filter: t.arg({ type: EventFilter, description: 'The filters as one input; not together with the separate filter arguments.' }),
     },
     resolve: (_root, args, ctx) => listEvents(ctx, listArgs(eventListArgs, args)),

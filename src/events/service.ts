@@ -6,7 +6,7 @@ import type { RequestContext } from '../runtime.js';
 import { pageSize } from '../validation/list-input.js';
 import { eventTimeOf } from './ids.js';
 import { appEvents, type AppEventRow } from './tables.js';
-import { EVENT_PATTERN_MAX_LENGTH, eventTypes, isEventPattern, typesMatching, type EventType } from './types.js';
+import { eventPatternValues, eventTypes, typesMatching, type EventType } from './types.js';
 
 const DAY_MS = 86_400_000;
 /** At most this many patterns in one `types` filter (there are fewer types than that). */
@@ -14,19 +14,15 @@ export const MAX_PATTERNS = eventTypes.length;
 
 /** Event type patterns: `message.received`, `scheduled_call.*` or `*`; a pattern naming no type is refused. */
 export const eventPatterns = z
-  .array(
-    z
-      .string()
-      .max(EVENT_PATTERN_MAX_LENGTH)
-      .refine(isEventPattern, { message: `is not an event type, a group with .* (such as scheduled_call.*) or *` }),
-  )
+  .array(z.enum(eventPatternValues as unknown as [string, ...string[]], { message: 'is not an event type, a group with .* (such as scheduled_call.*) or *' }))
   .min(1)
   .max(MAX_PATTERNS);
+export const eventsAfterId = z.uuid();
 
 export const eventListArgs = z.object({
   appId: z.uuid(),
   first: pageSize,
-  after: z.uuid().nullish().transform((v) => v ?? undefined),
+  after: eventsAfterId.nullish().transform((v) => v ?? undefined),
   types: eventPatterns.nullish().transform((v) => v ?? undefined),
 });
 export type EventListArgs = z.output<typeof eventListArgs>;
