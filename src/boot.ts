@@ -6,6 +6,8 @@ import { openMigratedDatabase } from './db/open-migrated.js';
 import { rowsOf } from './db/raw.js';
 import { registerDatabaseTimeZones } from './validation/time-zone.js';
 import type { Logger } from './log.js';
+import { EventBus } from './events/log.js';
+import { schedulePruning } from './events/prune.js';
 import { TimelineBus } from './realtime/timeline-bus.js';
 import type { Runtime } from './runtime.js';
 import { systemClock, type Clock } from './time/clock.js';
@@ -21,6 +23,9 @@ export async function createRuntime(config: Config, logger: Logger, options: { c
     const keyRefresh = watchSigningKeys(database.db, keys, config, logger);
     const timeline = new TimelineBus(database, logger);
     await timeline.start();
+    // One set of stream caps for both kinds of stream.
+    const events = new EventBus(database, logger, timeline.streams);
+    await events.start();
     return {
       config,
       logger,
@@ -30,6 +35,8 @@ export async function createRuntime(config: Config, logger: Logger, options: { c
       tokens: { issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE, ttlSeconds: config.TOKEN_TTL_SECONDS },
       rateLimits: new RateLimits(config, logger),
       timeline,
+      events,
+      eventPruning: schedulePruning(database.db, config, clock, logger),
       keyRefresh,
       webhooks: new WebhookWorker({ database, logger, config, clock: () => clock.now() }),
     };
@@ -61,7 +68,9 @@ function watchSigningKeys(db: Runtime['database']['db'], keys: SigningKeys, conf
 
 export async function closeRuntime(runtime: Runtime): Promise<void> {
   clearInterval(runtime.keyRefresh);
+  clearInterval(runtime.eventPruning);
   await runtime.timeline.close();
+  await runtime.events.close();
   // Undelivered webhooks stay in the outbox for the next start.
   await runtime.webhooks.stop();
   await runtime.rateLimits.close();

@@ -136,6 +136,8 @@ const envSchema = z.object({
   STREAMS_PER_APP: z.coerce.number().int().min(1).max(100_000).default(100),
   STREAM_QUEUE_EVENTS: z.coerce.number().int().min(1).max(100_000).default(500),
   STREAM_QUEUE_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024 * 1024).default(1024 * 1024),
+  // Days the app event log keeps an event; older ones are pruned, and resuming from one is refused.
+  EVENT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   WEBHOOK_ALLOW_PRIVATE: flag,
   // Browser origins allowed to call the API (comma-separated, or *); unset: CORS closed.
   CORS_ORIGINS: z

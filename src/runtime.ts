@@ -5,6 +5,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import type { KeyClaim } from './db/idempotency.js';
 import type { Logger } from './log.js';
+import type { EventBus } from './events/log.js';
 import type { TimelineBus } from './realtime/timeline-bus.js';
 import type { Clock } from './time/clock.js';
 import type { WebhookWorker } from './webhooks/worker.js';
@@ -21,6 +22,10 @@ export interface Runtime {
   rateLimits: RateLimits;
   /** Scheduled-call timeline events of every instance, for this instance's subscribers. */
   timeline: TimelineBus;
+  /** App event logs of every instance, for this instance's `events` subscribers (sharing the timeline's stream caps). */
+  events: EventBus;
+  /** Deletes events past EVENT_RETENTION_DAYS (events/prune.ts). */
+  eventPruning: NodeJS.Timeout;
   /** Re-reads the signing keys (rotation on any instance). */
   keyRefresh: NodeJS.Timeout;
   /** Outbound webhooks and reminders; polling starts with the servers (startServers). */

@@ -10,6 +10,7 @@ export const scopes = [
   'messages:ingest',
   'video:read',
   'webhooks:write',
+  'events:read',
 ] as const;
 
 export type Scope = (typeof scopes)[number];

@@ -6,4 +6,5 @@ export * from '../video/tables.js';
 export * from '../scheduling/tables.js';
 export * from '../sends/tables.js';
 export * from '../webhooks/tables.js';
+export * from '../events/tables.js';
 export * from './tables.js';

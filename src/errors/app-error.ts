@@ -37,6 +37,8 @@ export const detailCodes = [
   'too_big',
   'too_long',
   'unrecognized',
+  // A resume point (an event id) older than the event log's retention.
+  'cursor_expired',
 ] as const;
 export type DetailCode = (typeof detailCodes)[number];
 

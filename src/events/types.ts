@@ -28,6 +28,9 @@ export type EventType = (typeof eventTypes)[number];
 const known = new Set<string>(eventTypes);
 const groups = new Set(eventTypes.map((t) => t.slice(0, t.indexOf('.'))));
 
+/** Every pattern `isEventPattern` accepts, as a closed list (for schemas and documentation). */
+export const eventPatternValues = ['*', ...[...groups].map((g) => `${g}.*`), ...eventTypes] as const;
+
 /** Longest pattern accepted: the longest type name, so a pattern is never stored oversized. */
 export const EVENT_PATTERN_MAX_LENGTH = Math.max(...eventTypes.map((t) => t.length));
 

@@ -5,6 +5,7 @@ import '../analytics/metrics.graphql.js';
 import '../analytics/templates.graphql.js';
 import '../apps/graphql.js';
 import '../auth/graphql.js';
+import '../events/graphql.js';
 import '../scheduling/agents.graphql.js';
 import '../scheduling/availability.graphql.js';
 import '../scheduling/calls.graphql.js';

@@ -177,4 +177,29 @@ subscription CallEvents($appId: UUID!) {
     variables: appVariables(),
     headers,
   },
+  {
+    query: `# The app event log (scope events:read): every change, oldest first. Pass the last
+# eventId as after to continue; types takes types, groups (video_call.*) or *.
+query AppEvents($appId: UUID!) {
+  events(appId: $appId, first: 20, types: ["message.*", "scheduled_call.*", "video_call.*", "recording.updated", "flow.completed"]) {
+    nodes { eventId type occurredAt actorType actorId resource }
+    pageInfo { hasNextPage endCursor }
+  }
+}
+`,
+    variables: appVariables(),
+    headers,
+  },
+  {
+    query: `# The same log live over graphql-sse at /graphql/stream (scope events:read); after, or
+# the Last-Event-ID header of a reconnecting EventSource, resumes with nothing missed or repeated.
+subscription AppEventStream($appId: UUID!) {
+  events(appId: $appId, types: ["*"]) {
+    eventId type occurredAt actorType actorId resource
+  }
+}
+`,
+    variables: appVariables(),
+    headers,
+  },
 ];

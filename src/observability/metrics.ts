@@ -67,7 +67,7 @@ export const rateLimitRejections = new Counter({
 
 export const sseConnections = new Gauge({
   name: 'switchboard_sse_connections_open',
-  help: 'Open GraphQL subscription streams (timeline subscribers) on this instance.',
+  help: 'Open GraphQL subscription streams (timeline and event subscribers) on this instance.',
   registers: [registry],
 });
 

@@ -459,6 +459,7 @@ const scopeDescriptions: Record<Scope, string> = {
   'messages:ingest': 'Submit inbound messages and status updates',
   'video:read': 'Look up video calls on the video host',
   'webhooks:write': 'Manage webhook subscriptions',
+  'events:read': "Read and follow the app's event log (every event type)",
 };
 
 /** The whole document; every route of both listeners appears exactly once. */

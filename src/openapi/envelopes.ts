@@ -48,6 +48,12 @@ export const envelopes: Record<string, Envelope> = {
     description: 'The message as the list shows it, plus `delivered_at` and `read_at`, at `data.message`.',
     body: (root) => withMeta(obj({ message: root })),
   },
+  'GET /events/:appId': {
+    summary: "List the app's events",
+    status: 200,
+    description: 'A page of events, oldest first; `pagination.nextCursor` is the last event id (pass it as `after`).',
+    body: page,
+  },
   'GET /analytics/:appId/campaigns': { summary: 'List campaigns', status: 200, description: 'A page of campaigns.', body: page },
   'POST /analytics/:appId/campaigns/search': { summary: 'Search campaigns', status: 200, description: 'A page of campaigns.', body: page },
   'GET /analytics/:appId/templates': { summary: 'List message templates', status: 200, description: 'A page of templates.', body: page },

@@ -1,6 +1,7 @@
 import { analyticsRoutes } from '../analytics/rest.js';
 import { revokeRoute } from '../auth/rest.js';
 import type { Config } from '../config.js';
+import { eventRoutes } from '../events/rest.js';
 import { schedulingRoutes } from '../scheduling/rest.js';
 import { sendRoutes } from '../sends/rest.js';
 import { videoCallLookupRoute } from '../video/rest.js';
@@ -16,6 +17,7 @@ import { tokenHandler } from './token-route.js';
 const restSources: readonly (readonly [file: string, routes: readonly RestRoute[]])[] = [
   ['src/auth/rest.ts', [revokeRoute]],
   ['src/analytics/rest.ts', analyticsRoutes],
+  ['src/events/rest.ts', eventRoutes],
   ['src/scheduling/rest.ts', schedulingRoutes],
   ['src/sends/rest.ts', sendRoutes],
 ];

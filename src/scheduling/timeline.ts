@@ -1,33 +1,31 @@
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import DataLoader from 'dataloader';
 import type { Queryable, Tx } from '../db/client.js';
+import { recordEvents, type Actor } from '../events/log.js';
 import { announceEvents } from '../realtime/timeline-bus.js';
 import { loader, type RequestContext } from '../runtime.js';
-import { enqueueWebhooks } from '../webhooks/outbox.js';
-import { scheduledCallEvents, scheduledCallReminders, type ScheduledCallEventRow } from './tables.js';
+import { callRecord, enqueueWebhooks } from '../webhooks/outbox.js';
+import { scheduledCallEvents, scheduledCallReminders, scheduledCalls, type ScheduledCallEventRow, type ScheduledCallRow } from './tables.js';
+
+export { actorOf, type Actor } from '../events/log.js';
 
 // The timeline of a call and its reminders. Every mutation
 // writes its events inside its own transaction, so a rolled-back write leaves no event.
 
 export type EventType = 'created' | 'rescheduled' | 'assigned' | 'updated' | 'cancelled' | 'completed' | 'no_show';
 
-export interface Actor {
-  actorType: 'client' | 'system';
-  actorId: string;
-}
-
-/** `client` with the client id for API calls, `system` otherwise: who made each change. */
-export const actorOf = (ctx: Pick<RequestContext, 'auth'>): Actor =>
-  ctx.auth ? { actorType: 'client', actorId: ctx.auth.clientId } : { actorType: 'system', actorId: 'system' };
-
 export interface NewEvent {
   eventType: EventType;
   payload: Record<string, unknown>;
 }
 
+/**
+ * Appends to the call's timeline and records the same changes in the app event log
+ * (`scheduled_call.<type>`, with the call as it is after the change), in the caller's transaction.
+ */
 export async function appendEvents(
   tx: Tx,
-  call: { appId: string; id: string },
+  call: { appId: string; id: string } | ScheduledCallRow,
   actor: Actor,
   events: NewEvent[],
   at: Date,
@@ -41,6 +39,10 @@ export async function appendEvents(
   await announceEvents(tx, rows);
   // The outbox: webhook deliveries commit (or roll back) with the events they announce.
   await enqueueWebhooks(tx, call.appId, rows);
+  // Writers pass the call as written; a caller naming it by id has it read back in the transaction.
+  const written = 'scheduledAt' in call ? call : (await tx.select().from(scheduledCalls).where(and(eq(scheduledCalls.appId, call.appId), eq(scheduledCalls.id, call.id))))[0];
+  const resource = written ? callRecord(written) : null;
+  await recordEvents(tx, call.appId, actor, events.map((e) => ({ type: `scheduled_call.${e.eventType}` as const, resource })), at);
   return rows;
 }
 

@@ -14,6 +14,7 @@ import type { SendMessage } from './payloads.js';
 import { ProviderRejectedError, sendProviderOf } from './provider.js';
 import { sendDetails, type SendDetailsRow } from './tables.js';
 import { writeTransaction } from '../db/idempotency.js';
+import { actorOf, recordEvents, type Actor, type NewAppEvent } from '../events/log.js';
 
 // One service for every kind of send, REST and GraphQL alike: the window, the stored rows, the
 // provider and the Idempotency-Key. What one kind needs of its own is in kinds/.
@@ -79,7 +80,12 @@ export async function sendMessage(ctx: RequestContext, appId: string, payload: S
     if (isUniqueViolation(error, 'send_details_app_flow_token_key')) {
       throw conflict('flow_token is already used by another message of this app; every send needs a new one');
     }
-    if (error instanceof ProviderRejectedError) throw new AppError('service_unavailable', `The provider refused the message: ${error.message}`);
+    if (error instanceof ProviderRejectedError) {
+      // The send stored nothing; the refusal itself is what the event log records.
+      const resource = { to: payload.to, kind: kindOf(payload), error_message: error.message };
+      await db.transaction((tx) => recordEvents(tx, appId, actorOf(ctx), [{ type: 'message.send_failed', resource }], ctx.runtime.clock.now()));
+      throw new AppError('service_unavailable', `The provider refused the message: ${error.message}`);
+    }
     throw error;
   }
 }
@@ -204,7 +210,8 @@ export interface InboundResult {
 export function ingestInboundEvent(ctx: RequestContext, appId: string, event: InboundEvent): Promise<InboundResult> {
   return writeTransaction(ctx, (tx) => {
     const now = ctx.runtime.clock.now();
-    return event.type === 'message' ? ingestMessage(tx, appId, event, now) : ingestStatus(tx, appId, event, now);
+    const actor = actorOf(ctx);
+    return event.type === 'message' ? ingestMessage(tx, appId, event, now, actor) : ingestStatus(tx, appId, event, now, actor);
   });
 }
 
@@ -214,7 +221,29 @@ const inboundMessageId = (providerId: string) => {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 };
 
-async function ingestMessage(tx: Tx, appId: string, event: InboundMessageEvent, now: Date): Promise<InboundResult> {
+/** A message as the REST API shows it (GET analytics/{appId}/messages/{id}), snake_case: the event log's resource. */
+export const messageRecord = (m: MessageRow) => ({
+  id: m.id,
+  source: m.source,
+  destination: m.destination,
+  provider_from: m.providerFrom,
+  provider_to: m.providerTo,
+  channel: m.channel,
+  direction: m.direction,
+  message_type: m.messageType,
+  user_phone: m.userPhone,
+  conversation_key: m.conversationKey,
+  provider_message_id: m.providerMessageId,
+  status: m.status,
+  sent_at: m.sentAt?.toISOString() ?? null,
+  delivered_at: m.deliveredAt?.toISOString() ?? null,
+  read_at: m.readAt?.toISOString() ?? null,
+  failed_at: m.failedAt?.toISOString() ?? null,
+  error_message: m.errorMessage,
+  created_at: m.createdAt.toISOString(),
+});
+
+async function ingestMessage(tx: Tx, appId: string, event: InboundMessageEvent, now: Date, actor: Actor): Promise<InboundResult> {
   const from = digits(event.from);
   const at = event.timestamp ?? now;
   const id = inboundMessageId(event.id);
@@ -265,12 +294,19 @@ async function ingestMessage(tx: Tx, appId: string, event: InboundMessageEvent, 
       .limit(1);
     return { event: 'message', applied: false, message: existing!, linkedMessageId: linked?.messageId ?? null };
   }
+  const events: NewAppEvent[] = [{ type: 'message.received', resource: messageRecord(fresh) }];
   if (send && send.replyMessageId === null) {
     await tx
       .update(sendDetails)
       .set({ replyMessageId: id, replyResponse: event.flow_reply!.response, repliedAt: at })
       .where(and(eq(sendDetails.appId, appId), eq(sendDetails.messageId, send.messageId)));
+    // The Flow the send opened is answered: the send with its reply.
+    events.push({
+      type: 'flow.completed',
+      resource: { message_id: send.messageId, flow_token: send.flowToken, reply_message_id: id, response: event.flow_reply!.response, replied_at: at.toISOString() },
+    });
   }
+  await recordEvents(tx, appId, actor, events, now);
   return { event: 'message', applied: true, message: fresh, linkedMessageId: send?.messageId ?? null };
 }
 
@@ -302,7 +338,7 @@ export function outboundMessageByProviderId(q: Queryable, appId: string, provide
  * message the service sent itself wins over imported ones with the same id; among imported ones
  * only, the newest is the one updated.
  */
-async function ingestStatus(tx: Tx, appId: string, event: StatusUpdateEvent, now: Date): Promise<InboundResult> {
+async function ingestStatus(tx: Tx, appId: string, event: StatusUpdateEvent, now: Date, actor: Actor): Promise<InboundResult> {
   const [row] = await outboundMessageByProviderId(tx, appId, event.provider_message_id);
   if (!row) throw notFound(`Outbound message with provider_message_id ${event.provider_message_id}`);
   const { state, moved } = applyStatusUpdate(row, {
@@ -322,6 +358,8 @@ async function ingestStatus(tx: Tx, appId: string, event: StatusUpdateEvent, now
     })
     .where(and(eq(messages.appId, appId), eq(messages.id, row.id)))
     .returning();
+  // A receipt that does not move the message (a repeat, an older status) changes nothing to announce.
+  if (moved) await recordEvents(tx, appId, actor, [{ type: 'message.status_updated', resource: messageRecord(updated!) }], now);
   return { event: 'status', applied: moved, message: updated!, linkedMessageId: null };
 }
 

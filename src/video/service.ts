@@ -9,8 +9,10 @@ import { storableJsonObject, storableText } from '../validation/storable.js';
 import type { RequestContext } from '../runtime.js';
 import { callMove, callStatuses, participantRoles, recordingMove, recordingStatuses, type CallEvent, type CallStatus, type RecordingStatus } from './lifecycle.js';
 import { forgetVideoCall, type CallKey } from './loaders.js';
-import { videoCalls, videoParticipants, videoRecordings, type VideoCallRow } from './tables.js';
+import { videoCalls, videoParticipants, videoRecordings, type VideoCallRow, type VideoParticipantRow, type VideoRecordingRow } from './tables.js';
 import { writeTransaction } from '../db/idempotency.js';
+import { actorOf, recordEvents } from '../events/log.js';
+import type { EventType } from '../events/types.js';
 
 const list = keysetList({ name: 'video_calls', table: videoCalls, appId: videoCalls.appId, at: videoCalls.createdAt, id: videoCalls.id });
 const text = (max: number) => storableText(z.string().min(1).max(max));
@@ -120,6 +122,49 @@ export async function listVideoCalls(ctx: RequestContext, args: z.output<typeof 
   return list.page(ctx.runtime.database.db, ctx.runtime.keys.cursorKeys, args, [args.status ? eq(videoCalls.status, args.status) : undefined]);
 }
 
+/** A video call as the event log shows it, snake_case (without its participants and recordings, which have their own events). */
+export const videoCallRecord = (call: VideoCallRow) => ({
+  id: call.id,
+  app_id: call.appId,
+  status: call.status,
+  preset_id: call.presetId,
+  title: call.title,
+  description: call.description,
+  metadata: call.metadata,
+  host_name: call.hostName,
+  guest_name: call.guestName,
+  provider: call.providerName === null ? null : { name: call.providerName, meeting_id: call.providerMeetingId },
+  contactcenter: {
+    conversation_id: call.conversationId,
+    cc_host_origin: call.ccHostOrigin,
+    cc_target_env: call.ccTargetEnv,
+    cc_lang_tag: call.ccLangTag,
+    cc_use_popup_auth: call.ccUsePopupAuth,
+  },
+  created_at: call.createdAt.toISOString(),
+  updated_at: call.updatedAt.toISOString(),
+});
+
+const participantRecord = (p: VideoParticipantRow) => ({
+  id: p.id,
+  video_call_id: p.callId,
+  provider_participant_id: p.providerParticipantId,
+  role: p.role,
+  name: p.name,
+  joined_at: p.joinedAt.toISOString(),
+  left_at: p.leftAt?.toISOString() ?? null,
+});
+
+const recordingRecord = (r: VideoRecordingRow) => ({
+  id: r.id,
+  video_call_id: r.callId,
+  provider_archive_id: r.providerArchiveId,
+  status: r.status,
+  url: r.url,
+  created_at: r.createdAt.toISOString(),
+  updated_at: r.updatedAt.toISOString(),
+});
+
 export async function createVideoCall(ctx: RequestContext, appId: string, input: CreateVideoCallInput): Promise<VideoCallRow> {
   const now = ctx.runtime.clock.now();
   return writeTransaction(ctx, async (tx) => {
@@ -127,9 +172,18 @@ export async function createVideoCall(ctx: RequestContext, appId: string, input:
       .insert(videoCalls)
       .values({ appId, status: 'created', ...callColumns(input), createdAt: now, updatedAt: now })
       .returning();
+    await recordEvents(tx, appId, actorOf(ctx), [{ type: 'video_call.created', resource: videoCallRecord(row!) }], now);
     return row!;
   });
 }
+
+/** The event each provider event records; call_ended's resource is the call, the others' what `apply` wrote. */
+const eventTypeOf: Record<CallEvent, EventType> = {
+  participant_joined: 'video_call.participant_joined',
+  participant_left: 'video_call.participant_left',
+  call_ended: 'video_call.ended',
+  recording_status: 'recording.updated',
+};
 
 /**
  * One provider event in one transaction: the call row is locked (concurrent events of a call
@@ -141,7 +195,7 @@ async function applyEvent(
   key: CallKey,
   event: CallEvent,
   at: Date,
-  apply: (tx: Tx, call: VideoCallRow) => Promise<void>,
+  apply: (tx: Tx, call: VideoCallRow) => Promise<Record<string, unknown> | undefined>,
 ): Promise<VideoCallRow> {
   const updated = await writeTransaction(ctx, async (tx) => {
     const [call] = await tx
@@ -152,12 +206,13 @@ async function applyEvent(
     if (!call) throw notFound('Video call');
     const move = callMove(call.status as CallStatus, event);
     if (!move.ok) throw conflict(`Video call ${key.callId}: ${move.reason}`);
-    await apply(tx, call);
+    const written = await apply(tx, call);
     const [row] = await tx
       .update(videoCalls)
       .set({ status: move.to, updatedAt: at > call.updatedAt ? at : call.updatedAt })
       .where(and(eq(videoCalls.appId, key.appId), eq(videoCalls.id, key.callId)))
       .returning();
+    await recordEvents(tx, key.appId, actorOf(ctx), [{ type: eventTypeOf[event], resource: written ?? videoCallRecord(row!) }], ctx.runtime.clock.now());
     return row!;
   });
   // A later field of the same operation must see what this event wrote.
@@ -191,14 +246,18 @@ export function recordParticipantJoined(ctx: RequestContext, args: z.output<type
       .where(and(sessionOf(args, args.providerParticipantId), isNull(videoParticipants.leftAt)))
       .limit(1);
     if (connected) throw conflict(`Participant ${args.providerParticipantId} is already connected to this call`);
-    await tx.insert(videoParticipants).values({
-      appId: args.appId,
-      callId: args.callId,
-      providerParticipantId: args.providerParticipantId,
-      role: args.role,
-      name: args.name,
-      joinedAt: at,
-    });
+    const [joined] = await tx
+      .insert(videoParticipants)
+      .values({
+        appId: args.appId,
+        callId: args.callId,
+        providerParticipantId: args.providerParticipantId,
+        role: args.role,
+        name: args.name,
+        joinedAt: at,
+      })
+      .returning();
+    return participantRecord(joined!);
   });
 }
 
@@ -225,10 +284,12 @@ export function recordParticipantLeft(ctx: RequestContext, args: z.output<typeof
     if (at < open.joinedAt) {
       throw validationFailed([{ field: 'at', code: 'invalid_value', message: `must not be before the join at ${open.joinedAt.toISOString()}` }]);
     }
-    await tx
+    const [left] = await tx
       .update(videoParticipants)
       .set({ leftAt: at })
-      .where(and(eq(videoParticipants.appId, args.appId), eq(videoParticipants.callId, args.callId), eq(videoParticipants.id, open.id)));
+      .where(and(eq(videoParticipants.appId, args.appId), eq(videoParticipants.callId, args.callId), eq(videoParticipants.id, open.id)))
+      .returning();
+    return participantRecord(left!);
   });
 }
 
@@ -243,6 +304,7 @@ export function recordCallEnded(ctx: RequestContext, args: z.output<typeof callE
       // Raw fragments take ISO text (postgres.js does not serialize a Date outside a column).
       .set({ leftAt: sql`greatest(${at.toISOString()}::timestamptz, ${videoParticipants.joinedAt})` })
       .where(and(eq(videoParticipants.appId, args.appId), eq(videoParticipants.callId, args.callId), isNull(videoParticipants.leftAt)));
+    return undefined;
   });
 }
 
@@ -277,21 +339,26 @@ export function recordRecordingStatus(ctx: RequestContext, args: z.output<typeof
     if (!move.ok) throw conflict(`Recording ${args.providerArchiveId}: ${move.reason}`);
     const url = move.to === 'failed' ? null : (args.url ?? existing?.url ?? null);
     if (!existing) {
-      await tx.insert(videoRecordings).values({
-        appId: args.appId,
-        callId: args.callId,
-        providerArchiveId: args.providerArchiveId,
-        status: move.to,
-        url,
-        createdAt: at,
-        updatedAt: at,
-      });
-      return;
+      const [created] = await tx
+        .insert(videoRecordings)
+        .values({
+          appId: args.appId,
+          callId: args.callId,
+          providerArchiveId: args.providerArchiveId,
+          status: move.to,
+          url,
+          createdAt: at,
+          updatedAt: at,
+        })
+        .returning();
+      return recordingRecord(created!);
     }
-    await tx
+    const [updated] = await tx
       .update(videoRecordings)
       .set({ status: move.to, url, updatedAt: at > existing.updatedAt ? at : existing.updatedAt })
-      .where(and(eq(videoRecordings.appId, args.appId), eq(videoRecordings.callId, args.callId), eq(videoRecordings.id, existing.id)));
+      .where(and(eq(videoRecordings.appId, args.appId), eq(videoRecordings.callId, args.callId), eq(videoRecordings.id, existing.id)))
+      .returning();
+    return recordingRecord(updated!);
   });
 }
 
