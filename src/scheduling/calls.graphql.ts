@@ -98,7 +98,7 @@ export const ScheduledCall = builder.objectRef<ScheduledCallRow>('ScheduledCall'
     appTimezone: t.exposeString('appTimezone', { description: "The app's IANA time zone at booking." }),
     status: t.expose('status', { type: ScheduledCallStatusEnum, description: 'All but scheduled are final.' }),
     cancelledAt: t.expose('cancelledAt', { description: 'When it was cancelled, or null.', type: 'DateTime', nullable: true }),
-    cancellationReason: t.exposeString('cancellationReason', { description: 'Reason given when cancelled, or null.', nullable: true }),
+    cancellationReason: t.exposeString('cancellationReason', { description: 'Reason given when cancelled; null when none was given or the call is not cancelled.', nullable: true }),
     createdAt: t.expose('createdAt', { description: 'When it was booked (ISO 8601 UTC).', type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { description: 'When it last changed (ISO 8601 UTC).', type: 'DateTime' }),
     events: t.field({

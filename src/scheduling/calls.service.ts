@@ -260,19 +260,21 @@ export async function updateScheduledCall(ctx: RequestContext, appId: string, id
  * cancels pending reminders and appends `cancelled`; a repeat returns the row unchanged.
  * Completed and no-show calls are final and cannot be cancelled (409).
  */
-export async function cancelScheduledCall(ctx: RequestContext, appId: string, id: string, reason: string | undefined): Promise<ScheduledCallRow> {
+export async function cancelScheduledCall(ctx: RequestContext, appId: string, id: string, given: string | undefined): Promise<ScheduledCallRow> {
   const now = ctx.runtime.clock.now();
+  // An empty reason is no reason: null in the row and in the event.
+  const reason = given || null;
   return writeTransaction(ctx, async (tx) => {
     const call = await lockCall(tx, appId, id);
     if (call.status === 'cancelled') return call;
     if (isFinal(call.status)) throw finalConflict(call);
     const [row] = await tx
       .update(scheduledCalls)
-      .set({ status: 'cancelled', cancelledAt: now, cancellationReason: reason ?? '', updatedAt: now })
+      .set({ status: 'cancelled', cancelledAt: now, cancellationReason: reason, updatedAt: now })
       .where(ofApp(appId, id))
       .returning();
     await cancelPendingReminders(tx, id, now);
-    await appendEvents(tx, row!, actorOf(ctx), [{ eventType: 'cancelled', payload: { reason: reason ?? null } }], now);
+    await appendEvents(tx, row!, actorOf(ctx), [{ eventType: 'cancelled', payload: { reason } }], now);
     return row!;
   });
 }

@@ -54,7 +54,8 @@ const callRecord = z
     status: z.enum(callStatuses),
     created_at: instant.optional(),
     cancelled_at: nullable(instant),
-    cancellation_reason: nullable(storableText(z.string().max(1000))),
+    // '' (how older exports say none) is stored as null, as none is everywhere.
+    cancellation_reason: storableText(z.string().max(1000)).nullish().transform((v) => v || null),
   })
   .refine((c) => (c.status === 'cancelled') === (c.cancelled_at !== null), {
     path: ['cancelled_at'],

@@ -107,6 +107,7 @@ export const scheduledCalls = pgTable(
     appTimezone: text('app_timezone').notNull(),
     status: text('status').notNull(),
     cancelledAt: ts('cancelled_at'),
+    /** Null when none was given (never ''); REST shows none as ''. */
     cancellationReason: text('cancellation_reason'),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
@@ -122,6 +123,7 @@ export const scheduledCalls = pgTable(
     index('scheduled_calls_app_guest_phone_idx').on(t.appId, guestPhoneKey(t.guestPhone), t.scheduledAt, t.id),
     check('scheduled_calls_metadata_object', sql`jsonb_typeof(${t.metadata}) = 'object'`),
     check('scheduled_calls_answers_array', sql`jsonb_typeof(${t.answers}) = 'array'`),
+    check('scheduled_calls_cancellation_reason_not_empty', sql`${t.cancellationReason} <> ''`),
     check('scheduled_calls_status', sql`${t.status} in ('scheduled', 'cancelled', 'completed', 'no_show')`),
     check('scheduled_calls_duration', sql`${t.durationMinutes} > 0`),
     check('scheduled_calls_ends_at', sql`${t.endsAt} - ${t.scheduledAt} = make_interval(mins => ${t.durationMinutes})`),
