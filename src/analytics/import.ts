@@ -15,8 +15,9 @@ const messageRecord = z.strictObject({
   id: z.string().min(1).max(200),
   source: z.string(),
   destination: z.string(),
-  provider_from: z.string(),
-  provider_to: z.string(),
+  // Unknown numbers may be null, left out or '' (as older exports have them): stored as null.
+  provider_from: z.string().nullish().transform((v) => v || null),
+  provider_to: z.string().nullish().transform((v) => v || null),
   channel: z.string(),
   direction: z.enum(directions),
   message_type: z.string(),

@@ -13,14 +13,24 @@ const listEnvelope = <T>(page: Connection<T>) => ({
 });
 
 // A message as a list item: the sixteen list fields, in the REST API's snake_case.
-const messageListFields = `
+export const messageListFields = `
   id: messageId source destination provider_from: providerFrom provider_to: providerTo channel direction
   message_type: messageType user_phone: userPhone conversation_key: conversationKey
   provider_message_id: providerMessageId status sent_at: sentAt failed_at: failedAt
   error_message: errorMessage created_at: createdAt`;
 
+/**
+ * A message as REST shows it: provider_from and provider_to are strings there, empty when the
+ * number is unknown (null in GraphQL and in storage).
+ */
+type RestMessage = { provider_from: string | null; provider_to: string | null };
+
+export function restMessage<T extends { provider_from?: string | null; provider_to?: string | null }>(message: T): T {
+  return { ...message, provider_from: message.provider_from ?? '', provider_to: message.provider_to ?? '' };
+}
+
 export const analyticsRoutes: RestRoute[] = [
-  defineRoute<{ messages: Connection<unknown> }>({
+  defineRoute<{ messages: Connection<RestMessage> }>({
     method: 'GET',
     path: '/analytics/:appId/messages',
     queryAliases: { limit: 'first', cursor: 'after' },
@@ -33,16 +43,16 @@ export const analyticsRoutes: RestRoute[] = [
         limit pageInfo { hasNextPage endCursor } nodes { ${messageListFields} }
       }
     }`,
-    respond: (data) => listEnvelope(data.messages),
+    respond: (data) => listEnvelope({ ...data.messages, nodes: data.messages.nodes.map(restMessage) }),
   }),
-  defineRoute<{ message: unknown }>({
+  defineRoute<{ message: RestMessage }>({
     method: 'GET',
     path: '/analytics/:appId/messages/:id',
     // The list item's fields plus the delivery timestamps the list leaves out.
     document: `query RestMessage($appId: UUID!, $id: String!) {
       message(appId: $appId, id: $id) { ${messageListFields} delivered_at: deliveredAt read_at: readAt }
     }`,
-    respond: (data) => ({ body: withMeta({ message: data.message }) }),
+    respond: (data) => ({ body: withMeta({ message: restMessage(data.message) }) }),
   }),
 ];
 

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { check, index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { apps } from '../apps/tables.js';
 import { keysetInstant } from '../db/columns.js';
 
@@ -15,8 +15,9 @@ export const messages = pgTable(
     id: text('id').notNull(),
     source: text('source').notNull(),
     destination: text('destination').notNull(),
-    providerFrom: text('provider_from').notNull(),
-    providerTo: text('provider_to').notNull(),
+    /** The provider's sender and recipient numbers: null when unknown (never ''). */
+    providerFrom: text('provider_from'),
+    providerTo: text('provider_to'),
     channel: text('channel').notNull(),
     direction: text('direction').notNull(),
     messageType: text('message_type').notNull(),
@@ -48,6 +49,9 @@ export const messages = pgTable(
     index('messages_app_outbound_phone_idx').on(t.appId, t.userPhone, t.createdAt).where(sql`${t.direction} = 'outbound'`),
     // Provider status updates find an outbound message by (app, provider_message_id) (sends/service.ts).
     index('messages_app_outbound_provider_message_idx').on(t.appId, t.providerMessageId).where(sql`${t.direction} = 'outbound'`),
+    // Unknown is null, so that readers test one thing; REST turns it back into ''.
+    check('messages_provider_from_not_empty', sql`${t.providerFrom} <> ''`),
+    check('messages_provider_to_not_empty', sql`${t.providerTo} <> ''`),
   ],
 );
 

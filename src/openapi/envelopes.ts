@@ -30,6 +30,18 @@ const withMeta = (data: JsonSchema) => obj({ data, meta });
 /** A cursor page: `data` array, `meta`, `pagination`. */
 const page = (root: JsonSchema) => obj({ data: { type: 'array', items: items(prop(root, 'nodes')) }, meta, pagination });
 
+/** A message: provider_from and provider_to are strings in REST, empty when unknown (analytics/rest.ts). */
+function restMessage(message: JsonSchema): JsonSchema {
+  const properties = { ...(message.properties as Record<string, JsonSchema>) };
+  properties.provider_from = { ...nonNull(properties.provider_from!), description: 'Sender number at the provider; empty when unknown.' };
+  properties.provider_to = { ...nonNull(properties.provider_to!), description: 'Recipient number at the provider; empty when unknown.' };
+  return { ...message, properties };
+}
+const withProperty = (schema: JsonSchema, name: string, map: (s: JsonSchema) => JsonSchema): JsonSchema => ({
+  ...schema,
+  properties: { ...(schema.properties as Record<string, JsonSchema>), [name]: map(prop(schema, name)) },
+});
+
 /** A scheduled call: cancelled_at and cancellation_reason appear only after cancellation (always on a cancel's answer). */
 function callRecord(call: JsonSchema, cancelled = false): JsonSchema {
   const properties = { ...(call.properties as Record<string, JsonSchema>) };
@@ -41,12 +53,17 @@ function callRecord(call: JsonSchema, cancelled = false): JsonSchema {
 
 export const envelopes: Record<string, Envelope> = {
   'POST /oauth/revoke': { summary: 'Revoke an access token', status: 200, description: 'Revoked (also when the token was invalid or already revoked).', body: () => withMeta({ type: 'object', maxProperties: 0 }) },
-  'GET /analytics/:appId/messages': { summary: 'List connector messages', status: 200, description: 'A page of messages.', body: page },
+  'GET /analytics/:appId/messages': {
+    summary: 'List connector messages',
+    status: 200,
+    description: 'A page of messages.',
+    body: (root) => obj({ data: { type: 'array', items: restMessage(items(prop(root, 'nodes'))) }, meta, pagination }),
+  },
   'GET /analytics/:appId/messages/:id': {
     summary: 'Get a message',
     status: 200,
     description: 'The message as the list shows it, plus `delivered_at` and `read_at`, at `data.message`.',
-    body: (root) => withMeta(obj({ message: root })),
+    body: (root) => withMeta(obj({ message: restMessage(root) })),
   },
   'GET /events/:appId': {
     summary: "List the app's events",
@@ -103,6 +120,11 @@ export const envelopes: Record<string, Envelope> = {
     description: 'Accepted: the message is queued (an Idempotency-Key replay answers the same).',
     body: (root) => withMeta(obj({ message: prop(root, 'message') })),
   },
-  'POST /messaging/:appId/inbound': { summary: 'Submit an inbound message or status update', status: 200, description: 'The event was stored or applied.', body: (root) => withMeta(root) },
+  'POST /messaging/:appId/inbound': {
+    summary: 'Submit an inbound message or status update',
+    status: 200,
+    description: 'The event was stored or applied.',
+    body: (root) => withMeta(withProperty(root, 'message', restMessage)),
+  },
   'GET /api/calls/:callId': { summary: 'Look up a video call (video host)', status: 200, description: 'The video call.', body: (root) => obj({ ok: { const: true }, data: root }) },
 };

@@ -1,5 +1,6 @@
 import type { GraphQLSchema } from 'graphql';
 import { messageStatuses } from '../analytics/filters.js';
+import { METADATA_KEY_MAX_LENGTH, METADATA_MAX_KEYS } from '../scheduling/fields.js';
 import type { JsonSchema } from './graphql-schema.js';
 
 // What the GraphQL types of response fields cannot say and the service guarantees: ids that are
@@ -43,6 +44,12 @@ export const fieldRefinements: Record<string, JsonSchema> = {
   'ScheduledCall.callId': uuid,
   'ScheduledCall.appId': uuid,
   'ScheduledCall.assignedAgentId': uuid,
+  'ScheduledCall.metadata': {
+    type: 'object',
+    maxProperties: METADATA_MAX_KEYS,
+    propertyNames: { minLength: 1, maxLength: METADATA_KEY_MAX_LENGTH },
+    additionalProperties: { type: ['string', 'number', 'boolean'] },
+  },
   'ScheduledCallEvent.eventId': uuid,
   'ScheduledCallEvent.payload': { type: 'object' },
   'SentMessage.status': oneOf(messageStatuses),

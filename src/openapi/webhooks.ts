@@ -1,4 +1,4 @@
-import { actorTypes, callStatuses, timelineEventTypes } from '../scheduling/fields.js';
+import { ANSWER_MAX_LENGTH, ANSWERS_MAX, actorTypes, callStatuses, METADATA_KEY_MAX_LENGTH, METADATA_MAX_KEYS, QUESTION_MAX_LENGTH, timelineEventTypes } from '../scheduling/fields.js';
 import { reminderOffsets } from '../scheduling/timeline.js';
 import { eventTypes, type EventType } from '../events/types.js';
 import { subscriptionStatuses } from '../webhooks/service.js';
@@ -26,6 +26,25 @@ const call: JsonSchema = {
     guest_phone: { type: ['string', 'null'] },
     guest_email: { type: ['string', 'null'] },
     guest_timezone: { ...text, description: 'IANA time zone.' },
+    guest_intake_notes: { type: ['string', 'null'] },
+    metadata: {
+      type: ['object', 'null'],
+      description: 'Flat key-value pairs the caller set; null when none.',
+      maxProperties: METADATA_MAX_KEYS,
+      propertyNames: { minLength: 1, maxLength: METADATA_KEY_MAX_LENGTH },
+      additionalProperties: { type: ['string', 'number', 'boolean'] },
+    },
+    answers: {
+      type: ['array', 'null'],
+      description: 'Answers to booking questions, in order; null when none.',
+      maxItems: ANSWERS_MAX,
+      items: {
+        type: 'object',
+        properties: { question: { type: 'string', minLength: 1, maxLength: QUESTION_MAX_LENGTH }, answer: { type: 'string', maxLength: ANSWER_MAX_LENGTH } },
+        required: ['question', 'answer'],
+        additionalProperties: false,
+      },
+    },
     scheduled_at: instant,
     duration_minutes: { type: 'integer' },
     app_timezone: { ...text, description: 'IANA time zone.' },
@@ -34,7 +53,9 @@ const call: JsonSchema = {
     cancelled_at: instant,
     cancellation_reason: { ...text, description: 'Empty when none was given.' },
   },
-  required: ['id', 'app_id', 'assigned_agent_id', 'booking_source', 'guest_name', 'guest_phone', 'guest_email', 'guest_timezone', 'scheduled_at', 'duration_minutes', 'app_timezone', 'status', 'created_at'],
+  required: [
+    'id', 'app_id', 'assigned_agent_id', 'booking_source', 'guest_name', 'guest_phone', 'guest_email', 'guest_timezone',
+    'guest_intake_notes', 'metadata', 'answers', 'scheduled_at', 'duration_minutes', 'app_timezone', 'status', 'created_at'],
   dependentRequired: { cancelled_at: ['cancellation_reason'], cancellation_reason: ['cancelled_at'] },
   additionalProperties: false,
 };

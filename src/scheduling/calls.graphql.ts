@@ -14,7 +14,18 @@ import {
   recordCallOutcome,
   updateScheduledCall,
 } from './calls.service.js';
-import { actorTypes, callListArgs, callStatuses, createCallInput, schedulingFields, timelineEventTypes, updateCallInput } from './fields.js';
+import {
+  actorTypes,
+  ANSWERS_MAX,
+  bookingAnswer,
+  callListArgs,
+  callStatuses,
+  createCallInput,
+  schedulingFields,
+  timelineEventTypes,
+  updateCallInput,
+  type BookingAnswer,
+} from './fields.js';
 import { closedEnum } from '../graphql/enums.js';
 import { scheduledCallEvents, scheduledCalls, type ScheduledCallEventRow, type ScheduledCallRow } from './tables.js';
 import { eventsLoader } from './timeline.js';
@@ -48,6 +59,21 @@ export const ScheduledCallEvent = builder.objectRef<ScheduledCallEventRow>('Sche
   }),
 });
 
+const BookingAnswerRef = builder.objectRef<BookingAnswer>('BookingAnswer').implement({
+  description: 'The answer a guest gave to one booking question.',
+  fields: (t) => ({
+    question: t.exposeString('question', { description: 'The question as it was asked.' }),
+    answer: t.exposeString('answer', { description: 'The answer; empty when the guest left an optional question blank.' }),
+  }),
+});
+
+const BookingAnswerInput = builder.inputType('BookingAnswerInput', {
+  description: 'An answer to one booking question.',
+  fields: (t) => zodInputFields(t, bookingAnswer, { question: 'The question, 1 to 300 characters.', answer: 'The answer, up to 2000 characters (may be empty).' }),
+});
+
+const metadataDescription = 'Flat key-value pairs: at most 50 keys of 1 to 40 characters; values strings (up to 500 characters), numbers or booleans.';
+
 export const ScheduledCall = builder.objectRef<ScheduledCallRow>('ScheduledCall').implement({
   description: 'A booked video call with an agent. Scope: scheduling:read.',
   fields: (t) => ({
@@ -60,12 +86,19 @@ export const ScheduledCall = builder.objectRef<ScheduledCallRow>('ScheduledCall'
     guestEmail: t.exposeString('guestEmail', { description: 'Guest e-mail address, or null.', nullable: true }),
     guestTimezone: t.exposeString('guestTimezone', { description: "IANA time zone; the app's when not given." }),
     guestIntakeNotes: t.exposeString('guestIntakeNotes', { description: 'Free-text notes taken when booking.', nullable: true }),
+    metadata: t.field({ type: 'JSON', nullable: true, description: `${metadataDescription} Null when none.`, resolve: (call) => call.metadata }),
+    answers: t.field({
+      type: [BookingAnswerRef],
+      nullable: true,
+      description: 'Answers to booking questions, in the order given; null when none.',
+      resolve: (call) => call.answers,
+    }),
     scheduledAt: t.expose('scheduledAt', { description: 'Start time, ISO 8601 UTC.', type: 'DateTime' }),
     durationMinutes: t.exposeInt('durationMinutes', { description: 'Length in minutes (5 to 480).' }),
     appTimezone: t.exposeString('appTimezone', { description: "The app's IANA time zone at booking." }),
     status: t.expose('status', { type: ScheduledCallStatusEnum, description: 'All but scheduled are final.' }),
     cancelledAt: t.expose('cancelledAt', { description: 'When it was cancelled, or null.', type: 'DateTime', nullable: true }),
-    cancellationReason: t.exposeString('cancellationReason', { description: 'Reason given when cancelled, or null.', nullable: true }),
+    cancellationReason: t.exposeString('cancellationReason', { description: 'Reason given when cancelled; null when none was given or the call is not cancelled.', nullable: true }),
     createdAt: t.expose('createdAt', { description: 'When it was booked (ISO 8601 UTC).', type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { description: 'When it last changed (ISO 8601 UTC).', type: 'DateTime' }),
     events: t.field({
@@ -79,11 +112,16 @@ export const ScheduledCall = builder.objectRef<ScheduledCallRow>('ScheduledCall'
 
 const ScheduledCallConnection = connectionOf('ScheduledCall', ScheduledCall, 'A page of scheduled calls in (scheduledAt, id) order.');
 
+const guestEmailFilter = 'Calls whose guest e-mail is this address, compared case-insensitively (exact, not a substring).';
+const guestPhoneFilter = 'Calls whose guest phone has these digits: +44 7700 900123 and +447700900123 are the same number.';
+
 const ScheduledCallFilter = filterInput('ScheduledCallFilter', 'Which calls a list holds: every field given must match.', callListArgs, {
   status: { description: 'Calls in this state.', type: ScheduledCallStatusEnum },
   agentId: 'Calls assigned to this agent.',
   fromUtc: 'Calls starting at or after this instant.',
   toUtc: 'Calls starting before this instant.',
+  guestEmail: guestEmailFilter,
+  guestPhone: guestPhoneFilter,
 });
 
 builder.queryField('scheduledCall', (t) =>
@@ -112,6 +150,8 @@ builder.queryField('scheduledCalls', (t) =>
       agentId: t.arg({ type: 'UUID', description: 'Calls assigned to this agent.' }),
       fromUtc: t.arg({ type: 'DateTime', description: 'Calls starting at or after this instant.' }),
       toUtc: t.arg({ type: 'DateTime', description: 'Calls starting before this instant.' }),
+      guestEmail: t.arg.string({ description: guestEmailFilter }),
+      guestPhone: t.arg.string({ description: guestPhoneFilter }),
       filter: t.arg({ type: ScheduledCallFilter, description: 'The filters as one input; not together with the separate filter arguments.' }),
     },
     resolve: (_root, args, ctx) => listScheduledCalls(ctx, listArgs(callListArgs, args, 'invalid_request')),
@@ -147,12 +187,14 @@ const CreateScheduledCallInput = builder.inputType('CreateScheduledCallInput', {
       guestTimezone: "IANA time zone; default the app's.",
       bookingSource: 'Default `api`.',
       guestIntakeNotes: 'Intake notes, up to 5000 characters.',
+      metadata: `${metadataDescription} Absent, null or {}: none.`,
+      answers: { description: `Answers to booking questions (at most ${ANSWERS_MAX}), kept in order. Absent, null or []: none.`, type: [BookingAnswerInput] },
     }),
 });
 
 const UpdateScheduledCallInput = builder.inputType('UpdateScheduledCallInput', {
   description:
-    'A change to a call, as the PATCH body: every field optional, at least one editable field required. An absent field is unchanged; null clears guestPhone, guestEmail and guestIntakeNotes, and is refused (invalid_request) for the fields a call always has.',
+    'A change to a call, as the PATCH body: every field optional, at least one editable field required. An absent field is unchanged; null clears guestPhone, guestEmail, guestIntakeNotes, metadata and answers, and is refused (invalid_request) for the fields a call always has.',
   fields: (t) =>
     zodInputFields(t, updateCallInput, {
       scheduledAtUtc: 'New start; emits rescheduled and re-plans reminders. Absent: unchanged. Never null: a call always has a start (null is refused).',
@@ -162,6 +204,9 @@ const UpdateScheduledCallInput = builder.inputType('UpdateScheduledCallInput', {
       guestEmail: 'New guest e-mail address; null clears it. Absent: unchanged.',
       guestTimezone: 'New guest IANA time zone. Absent: unchanged. Never null: a call always has one (null is refused).',
       guestIntakeNotes: 'Replaces the intake notes (up to 5000 characters); null clears them. Absent: unchanged.',
+      metadata:
+        'Merged into the stored metadata: each key given is set, a key given as null is removed, other keys stay; null clears it all. The result must hold at most 50 keys. Absent: unchanged.',
+      answers: { description: 'Replaces the whole list of answers; null or [] clears it. Absent: unchanged.', type: [BookingAnswerInput] },
       reason: 'Free text attached to each event this change emits; absent or null: none.',
     }),
 });

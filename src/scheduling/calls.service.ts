@@ -1,4 +1,4 @@
-import { and, eq, gte, lt } from 'drizzle-orm';
+import { and, eq, gte, lt, sql } from 'drizzle-orm';
 import { apps } from '../apps/tables.js';
 import type { Tx } from '../db/client.js';
 import { keysetList } from '../db/keyset.js';
@@ -7,9 +7,10 @@ import { AppError, conflict, notFound, validationFailed } from '../errors/app-er
 import type { RequestContext } from '../runtime.js';
 import { agentExists, liveAgentCount, lockAgents } from './agents.service.js';
 import { loadCalendars } from './calendars.js';
-import { editableFields, finalStatuses, type CallListArgs, type CreateCallInput, type ScheduledCallStatus, type UpdateCallInput } from './fields.js';
+import { editableFields, finalStatuses, METADATA_MAX_KEYS, type CallListArgs, type CreateCallInput, type ScheduledCallStatus, type UpdateCallInput } from './fields.js';
 import { isSlotAvailable, type AgentCalendar } from './slots.js';
-import { scheduledCalls, type ScheduledCallRow } from './tables.js';
+import { guestEmailKey, guestPhoneKey, scheduledCalls, type ScheduledCallRow } from './tables.js';
+import { answersOrNone, mergeMetadata, metadataOrNone, sameAnswers, sameMetadata } from './guest-details.js';
 import { actorOf, appendEvents, cancelPendingReminders, planReminders, type NewEvent } from './timeline.js';
 import { writeTransaction } from '../db/idempotency.js';
 
@@ -44,6 +45,9 @@ export async function listScheduledCalls(ctx: RequestContext, args: CallListArgs
     args.agentId ? eq(scheduledCalls.assignedAgentId, args.agentId) : undefined,
     args.fromUtc ? gte(scheduledCalls.scheduledAt, args.fromUtc) : undefined,
     args.toUtc ? lt(scheduledCalls.scheduledAt, args.toUtc) : undefined,
+    // Written as the guest indexes are (tables.ts), so these filters are index scans.
+    args.guestEmail ? sql`${guestEmailKey(scheduledCalls.guestEmail)} = ${guestEmailKey(sql`${args.guestEmail}::text`)}` : undefined,
+    args.guestPhone ? sql`${guestPhoneKey(scheduledCalls.guestPhone)} = ${args.guestPhone}` : undefined,
   ]);
 }
 
@@ -116,6 +120,8 @@ export async function createScheduledCall(ctx: RequestContext, appId: string, in
       guestEmail: input.guestEmail,
       guestTimezone: input.guestTimezone ?? app.timezone,
       guestIntakeNotes: input.guestIntakeNotes,
+      metadata: metadataOrNone(input.metadata),
+      answers: answersOrNone(input.answers),
       scheduledAt: input.scheduledAtUtc,
       endsAt: new Date(endMs),
       durationMinutes: input.durationMinutes,
@@ -205,6 +211,20 @@ export async function updateScheduledCall(ctx: RequestContext, appId: string, id
         updated.push(recordField[field]!);
       }
     }
+    if (input.metadata !== undefined) {
+      const { metadata, tooMany } = mergeMetadata(call.metadata, input.metadata);
+      if (tooMany) {
+        throw validationFailed([{ field: 'metadata', code: 'too_big', message: `would have ${tooMany} keys with this change; a call keeps at most ${METADATA_MAX_KEYS}` }], 'invalid_request');
+      }
+      if (!sameMetadata(metadata, call.metadata)) {
+        changes.metadata = metadata;
+        updated.push('metadata');
+      }
+    }
+    if (input.answers !== undefined && !sameAnswers(answersOrNone(input.answers), call.answers)) {
+      changes.answers = answersOrNone(input.answers);
+      updated.push('answers');
+    }
     const events: NewEvent[] = [];
     const withReason = (payload: Record<string, unknown>) => (input.reason === undefined ? payload : { ...payload, reason: input.reason });
     if (timeChanged) {
@@ -240,19 +260,21 @@ export async function updateScheduledCall(ctx: RequestContext, appId: string, id
  * cancels pending reminders and appends `cancelled`; a repeat returns the row unchanged.
  * Completed and no-show calls are final and cannot be cancelled (409).
  */
-export async function cancelScheduledCall(ctx: RequestContext, appId: string, id: string, reason: string | undefined): Promise<ScheduledCallRow> {
+export async function cancelScheduledCall(ctx: RequestContext, appId: string, id: string, given: string | undefined): Promise<ScheduledCallRow> {
   const now = ctx.runtime.clock.now();
+  // An empty reason is no reason: null in the row and in the event.
+  const reason = given || null;
   return writeTransaction(ctx, async (tx) => {
     const call = await lockCall(tx, appId, id);
     if (call.status === 'cancelled') return call;
     if (isFinal(call.status)) throw finalConflict(call);
     const [row] = await tx
       .update(scheduledCalls)
-      .set({ status: 'cancelled', cancelledAt: now, cancellationReason: reason ?? '', updatedAt: now })
+      .set({ status: 'cancelled', cancelledAt: now, cancellationReason: reason, updatedAt: now })
       .where(ofApp(appId, id))
       .returning();
     await cancelPendingReminders(tx, id, now);
-    await appendEvents(tx, row!, actorOf(ctx), [{ eventType: 'cancelled', payload: { reason: reason ?? null } }], now);
+    await appendEvents(tx, row!, actorOf(ctx), [{ eventType: 'cancelled', payload: { reason } }], now);
     return row!;
   });
 }

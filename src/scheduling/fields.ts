@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { pageSize } from '../validation/list-input.js';
-import { storableText } from '../validation/storable.js';
+import { storableText, unstorableText } from '../validation/storable.js';
 import { ianaTimeZone } from '../validation/time-zone.js';
 import { instantString } from '../time/instant-input.js';
 import { weeklyHoursSchema } from './working-hours.js';
@@ -13,6 +13,12 @@ const text = (max: number) => storableText(z.string().trim().min(1).max(max));
 const nullable = <S extends z.ZodType>(schema: S) => schema.nullish().transform((v) => v ?? null);
 const optional = <S extends z.ZodType>(schema: S) => schema.nullish().transform((v) => v ?? undefined);
 
+/**
+ * A phone number as the service compares phones: its digits, without the leading `+` and the
+ * spaces, parentheses and dashes a guest phone may be written with.
+ */
+export const phoneDigits = (phone: string) => phone.replace(/[^0-9]/g, '');
+
 /** ISO 8601 with `Z` or an offset: an explicit offset is as unambiguous as UTC. */
 export const instant = instantString;
 
@@ -23,6 +29,52 @@ export const timelineEventTypes = ['created', 'rescheduled', 'assigned', 'update
 export const actorTypes = ['client', 'system'] as const;
 export type ScheduledCallStatus = (typeof callStatuses)[number];
 export const finalStatuses: readonly ScheduledCallStatus[] = ['cancelled', 'completed', 'no_show'];
+
+// A call's metadata: flat key-value pairs for the caller's own use (a CRM id, a campaign), bounded
+// like Stripe's metadata so that one call can never hold more than about 27 KB of it.
+export const METADATA_MAX_KEYS = 50;
+export const METADATA_KEY_MAX_LENGTH = 40;
+export const METADATA_VALUE_MAX_LENGTH = 500;
+// Answers to booking questions, kept as given and in order.
+export const ANSWERS_MAX = 30;
+export const QUESTION_MAX_LENGTH = 300;
+export const ANSWER_MAX_LENGTH = 2000;
+
+const metadataValue = z.union([storableText(z.string().max(METADATA_VALUE_MAX_LENGTH)), z.number(), z.boolean()]);
+export type MetadataValue = z.output<typeof metadataValue>;
+export type CallMetadata = Record<string, MetadataValue>;
+
+/** Keys 1 to 40 storable characters, at most 50 of them (a PATCH checks the count after merging). */
+function metadataObject<V extends z.ZodType>(value: V) {
+  // zod's record drops an own `__proto__` key without a word; it is refused by name instead.
+  const noProtoKey = (input: unknown, ctx: z.core.$RefinementCtx) => {
+    if (typeof input === 'object' && input !== null && Object.hasOwn(input, '__proto__')) {
+      ctx.addIssue({ code: 'custom', path: ['__proto__'], message: 'key __proto__ is not allowed', params: { code: 'invalid_value' } });
+    }
+    return input;
+  };
+  return z.preprocess(noProtoKey, z
+    .record(z.string(), value)
+    .superRefine((object, ctx) => {
+      const keys = Object.keys(object);
+      if (keys.length > METADATA_MAX_KEYS) {
+        ctx.addIssue({ code: 'custom', path: [], message: `must have at most ${METADATA_MAX_KEYS} keys (has ${keys.length})`, params: { code: 'too_big' } });
+      }
+      for (const key of keys) {
+        const problem =
+          key.length === 0 || key.length > METADATA_KEY_MAX_LENGTH ? `key must be 1 to ${METADATA_KEY_MAX_LENGTH} characters` : unstorableText(key);
+        if (problem) ctx.addIssue({ code: 'custom', path: [key], message: problem.startsWith('key') ? problem : `key ${problem}`, params: { code: 'invalid_value' } });
+      }
+    })
+    .meta({ maxProperties: METADATA_MAX_KEYS, propertyNames: { minLength: 1, maxLength: METADATA_KEY_MAX_LENGTH, not: { const: '__proto__' } } }));
+}
+
+export const bookingAnswer = z.strictObject({
+  question: text(QUESTION_MAX_LENGTH),
+  // May be empty: an optional question left blank.
+  answer: storableText(z.string().max(ANSWER_MAX_LENGTH)),
+});
+export type BookingAnswer = z.output<typeof bookingAnswer>;
 
 export const schedulingFields = {
   id: z.uuid(),
@@ -40,6 +92,13 @@ export const schedulingFields = {
   bookingSource: text(100),
   guestIntakeNotes: storableText(z.string().max(5000)),
   reason: storableText(z.string().trim().max(1000)),
+  /** Stored as given: string (up to 500 characters), number or boolean values. */
+  metadata: metadataObject(metadataValue),
+  /** A PATCH merges it into the stored metadata: a null value removes its key. */
+  metadataPatch: metadataObject(metadataValue.nullable()),
+  answers: z.array(bookingAnswer).max(ANSWERS_MAX),
+  /** A list filter: matched case-insensitively. */
+  guestEmailFilter: storableText(z.string().trim().min(1).max(320)),
   status: z.enum(callStatuses),
   outcome: z.enum(['completed', 'no_show']),
   first: pageSize,
@@ -70,12 +129,14 @@ export const createCallInput = z.object({
   guestTimezone: optional(f.timezone),
   bookingSource: optional(f.bookingSource),
   guestIntakeNotes: nullable(f.guestIntakeNotes),
+  metadata: nullable(f.metadata),
+  answers: nullable(f.answers),
 });
 export type CreateCallInput = z.output<typeof createCallInput>;
 
 /**
  * PATCH: an absent field is unchanged. `null` clears what a call may lack (guestPhone, guestEmail,
- * guestIntakeNotes) and is refused for what it always has (start, agent, name, time zone); a null
+ * guestIntakeNotes, metadata, answers) and is refused for what it always has (start, agent, name, time zone); a null
  * reason is no reason.
  */
 export const updateCallInput = z.object({
@@ -86,10 +147,14 @@ export const updateCallInput = z.object({
   guestEmail: f.guestEmail.nullable().optional(),
   guestTimezone: f.timezone.optional(),
   guestIntakeNotes: f.guestIntakeNotes.nullable().optional(),
+  metadata: f.metadataPatch.nullable().optional(),
+  answers: f.answers.nullable().optional(),
   reason: optional(f.reason),
 });
 export type UpdateCallInput = z.output<typeof updateCallInput>;
-export const editableFields = ['scheduledAtUtc', 'assignedAgentId', 'guestName', 'guestPhone', 'guestEmail', 'guestTimezone', 'guestIntakeNotes'] as const;
+export const editableFields = [
+  'scheduledAtUtc', 'assignedAgentId', 'guestName', 'guestPhone', 'guestEmail', 'guestTimezone', 'guestIntakeNotes', 'metadata', 'answers',
+] as const;
 
 export const callListArgs = z.object({
   appId: z.uuid(),
@@ -99,6 +164,9 @@ export const callListArgs = z.object({
   agentId: optional(f.id),
   fromUtc: optional(z.date()),
   toUtc: optional(z.date()),
+  guestEmail: optional(f.guestEmailFilter),
+  // Compared by its digits, so +44 7700 900123 finds a call booked with +447700900123.
+  guestPhone: optional(f.guestPhone.transform(phoneDigits)),
 });
 export type CallListArgs = z.output<typeof callListArgs>;
 

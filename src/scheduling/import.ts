@@ -8,6 +8,7 @@ import { announceEvents } from '../realtime/timeline-bus.js';
 import { callStatuses, exceptionKinds, instant, schedulingFields as f } from './fields.js';
 import { agents, availabilityExceptions, dndWindows, scheduledCallEvents, scheduledCalls } from './tables.js';
 import { cancelPendingReminders, planReminders } from './timeline.js';
+import { answersOrNone, metadataOrNone } from './guest-details.js';
 
 // `agent`, `availability_exception`, `dnd` and `scheduled_call` NDJSON
 // records, snake_case, upserted on `id` inside the import's one transaction. Agents come
@@ -44,13 +45,17 @@ const callRecord = z
     guest_email: nullable(storableText(z.string().max(320))),
     guest_timezone: f.timezone,
     guest_intake_notes: nullable(f.guestIntakeNotes),
+    // Bounded as a booking's are; `{}` and `[]` are stored as none (null).
+    metadata: nullable(f.metadata),
+    answers: nullable(f.answers),
     scheduled_at: instant,
     duration_minutes: z.number().int().min(1).max(24 * 60),
     app_timezone: f.timezone,
     status: z.enum(callStatuses),
     created_at: instant.optional(),
     cancelled_at: nullable(instant),
-    cancellation_reason: nullable(storableText(z.string().max(1000))),
+    // '' (how older exports say none) is stored as null, as none is everywhere.
+    cancellation_reason: storableText(z.string().max(1000)).nullish().transform((v) => v || null),
   })
   .refine((c) => (c.status === 'cancelled') === (c.cancelled_at !== null), {
     path: ['cancelled_at'],
@@ -130,7 +135,7 @@ export const dndImport: ImportType<typeof dndRecord> = {
 };
 
 const callColumns = [
-  'assignedAgentId', 'bookingSource', 'guestName', 'guestPhone', 'guestEmail', 'guestTimezone', 'guestIntakeNotes',
+  'assignedAgentId', 'bookingSource', 'guestName', 'guestPhone', 'guestEmail', 'guestTimezone', 'guestIntakeNotes', 'metadata', 'answers',
   'scheduledAt', 'endsAt', 'durationMinutes', 'appTimezone', 'status', 'cancelledAt', 'cancellationReason', 'createdAt', 'updatedAt',
 ] as const;
 
@@ -150,6 +155,8 @@ async function writeCalls(tx: Tx, appId: string, records: z.output<typeof callRe
     guestEmail: r.guest_email,
     guestTimezone: r.guest_timezone,
     guestIntakeNotes: r.guest_intake_notes,
+    metadata: metadataOrNone(r.metadata),
+    answers: answersOrNone(r.answers),
     scheduledAt: r.scheduled_at,
     endsAt: new Date(r.scheduled_at.getTime() + r.duration_minutes * 60_000),
     durationMinutes: r.duration_minutes,

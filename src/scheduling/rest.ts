@@ -2,11 +2,12 @@ import { defineRoute, type RestRoute } from '../rest/adapter.js';
 
 // The scheduling paths, through the schema. Their responses carry only `data` (no `meta`).
 
-// A scheduled call's full record, in its REST snake_case names (plus the intake notes PATCH edits).
+// A scheduled call's full record, in its REST snake_case names (plus what a booking and PATCH
+// may also set: intake notes, metadata and answers to booking questions).
 const callRecordFields = `
   id: callId app_id: appId assigned_agent_id: assignedAgentId booking_source: bookingSource
   guest_name: guestName guest_phone: guestPhone guest_email: guestEmail guest_timezone: guestTimezone
-  guest_intake_notes: guestIntakeNotes scheduled_at: scheduledAt duration_minutes: durationMinutes
+  guest_intake_notes: guestIntakeNotes metadata answers { question answer } scheduled_at: scheduledAt duration_minutes: durationMinutes
   app_timezone: appTimezone status created_at: createdAt
   cancelled_at: cancelledAt cancellation_reason: cancellationReason`;
 const eventFields = 'id: eventId event_type: eventType actor_type: actorType actor_id: actorId payload created_at: createdAt';
@@ -99,8 +100,9 @@ export const schedulingRoutes: RestRoute[] = [
     path: '/video/:appId/scheduled-calls',
     queryAliases: { limit: 'first', cursor: 'after' },
     document: `query RestScheduledCalls($appId: UUID!, $first: Int, $after: String, $status: ScheduledCallStatus, $agentId: UUID,
-      $fromUtc: DateTime, $toUtc: DateTime) {
-      scheduledCalls(appId: $appId, first: $first, after: $after, status: $status, agentId: $agentId, fromUtc: $fromUtc, toUtc: $toUtc) {
+      $fromUtc: DateTime, $toUtc: DateTime, $guestEmail: String, $guestPhone: String) {
+      scheduledCalls(appId: $appId, first: $first, after: $after, status: $status, agentId: $agentId, fromUtc: $fromUtc, toUtc: $toUtc,
+        guestEmail: $guestEmail, guestPhone: $guestPhone) {
         limit pageInfo { hasNextPage endCursor } nodes { ${callRecordFields} }
       }
     }`,

@@ -1,7 +1,8 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { bigint, check, foreignKey, type PgColumn, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { apps } from '../apps/tables.js';
 import type { WeeklyHours } from './working-hours.js';
+import type { BookingAnswer, CallMetadata } from './fields.js';
 import { keysetInstant } from '../db/columns.js';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
@@ -75,6 +76,11 @@ export const dndWindows = pgTable(
   ],
 );
 
+/** The guest e-mail as the list filter compares it (and its index stores it). */
+export const guestEmailKey = (column: PgColumn | SQL) => sql`lower(${column})`;
+/** The guest phone's digits (fields.ts phoneDigits), as the list filter compares it. */
+export const guestPhoneKey = (column: PgColumn | SQL) => sql`regexp_replace(${column}, '[^0-9]', '', 'g')`;
+
 // A booked call. The id is unique across apps (a lookup by id from another app is a 404,
 // never a second row). `ends_at` is stored because an exclusion constraint needs an immutable
 // range expression (timestamptz + interval is only stable); a check keeps it consistent. The
@@ -91,12 +97,17 @@ export const scheduledCalls = pgTable(
     guestEmail: text('guest_email'),
     guestTimezone: text('guest_timezone').notNull(),
     guestIntakeNotes: text('guest_intake_notes'),
+    /** The caller's key-value pairs (fields.ts bounds them); null when none, never `{}`. */
+    metadata: jsonb('metadata').$type<CallMetadata>(),
+    /** Answers to booking questions in the order given; null when none, never `[]`. */
+    answers: jsonb('answers').$type<BookingAnswer[]>(),
     scheduledAt: keysetInstant('scheduled_at').notNull(),
     endsAt: keysetInstant('ends_at').notNull(),
     durationMinutes: integer('duration_minutes').notNull(),
     appTimezone: text('app_timezone').notNull(),
     status: text('status').notNull(),
     cancelledAt: ts('cancelled_at'),
+    /** Null when none was given (never ''); REST shows none as ''. */
     cancellationReason: text('cancellation_reason'),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
@@ -106,6 +117,13 @@ export const scheduledCalls = pgTable(
     // Keyset order of the list (scheduled_at asc, id asc), with and without the agent filter.
     index('scheduled_calls_app_at_idx').on(t.appId, t.scheduledAt, t.id),
     index('scheduled_calls_agent_at_idx').on(t.appId, t.assignedAgentId, t.scheduledAt),
+    // The guest filters of the list, in its order: the e-mail matched case-insensitively, the
+    // phone by its digits. Each expression is written exactly as listScheduledCalls compares it.
+    index('scheduled_calls_app_guest_email_idx').on(t.appId, guestEmailKey(t.guestEmail), t.scheduledAt, t.id),
+    index('scheduled_calls_app_guest_phone_idx').on(t.appId, guestPhoneKey(t.guestPhone), t.scheduledAt, t.id),
+    check('scheduled_calls_metadata_object', sql`jsonb_typeof(${t.metadata}) = 'object'`),
+    check('scheduled_calls_answers_array', sql`jsonb_typeof(${t.answers}) = 'array'`),
+    check('scheduled_calls_cancellation_reason_not_empty', sql`${t.cancellationReason} <> ''`),
     check('scheduled_calls_status', sql`${t.status} in ('scheduled', 'cancelled', 'completed', 'no_show')`),
     check('scheduled_calls_duration', sql`${t.durationMinutes} > 0`),
     check('scheduled_calls_ends_at', sql`${t.endsAt} - ${t.scheduledAt} = make_interval(mins => ${t.durationMinutes})`),

@@ -1,14 +1,10 @@
+import { messageListFields, restMessage } from '../analytics/rest.js';
 import { defineRoute, withMeta, type RestRoute } from '../rest/adapter.js';
 
 // POST /messaging/{appId}/messages (202 data.message) and /inbound, through the schema.
 const sentMessageFields = `id: messageId status to kind message_type: messageType provider_message_id: providerMessageId
   flow_token: flowToken template_name: templateName product_item_count: productItemCount created_at: createdAt`;
 
-// A message's fields as the analytics message list shows them, so both read alike.
-const messageFields = `id: messageId source destination provider_from: providerFrom provider_to: providerTo channel direction
-  message_type: messageType user_phone: userPhone conversation_key: conversationKey
-  provider_message_id: providerMessageId status sent_at: sentAt failed_at: failedAt
-  error_message: errorMessage created_at: createdAt`;
 
 export const sendRoutes: RestRoute[] = [
   defineRoute<{ sendMessage: { message: unknown } }>({
@@ -22,15 +18,16 @@ export const sendRoutes: RestRoute[] = [
     }`,
     respond: (data) => ({ status: 202, body: withMeta({ message: data.sendMessage.message }) }),
   }),
-  defineRoute<{ ingestInboundEvent: unknown }>({
+  defineRoute<{ ingestInboundEvent: { message: { provider_from: string | null; provider_to: string | null } } }>({
     method: 'POST',
     path: '/messaging/:appId/inbound',
     body: { variable: 'event' },
     document: `mutation RestInboundEvent($appId: UUID!, $event: JSON!) {
       ingestInboundEvent(appId: $appId, event: $event) {
-        event applied linked_message_id: linkedMessageId message { ${messageFields} }
+        event applied linked_message_id: linkedMessageId message { ${messageListFields} }
       }
     }`,
-    respond: (data) => ({ body: withMeta(data.ingestInboundEvent) }),
+    // The message as the analytics message list shows it, so both read alike.
+    respond: (data) => ({ body: withMeta({ ...data.ingestInboundEvent, message: restMessage(data.ingestInboundEvent.message) }) }),
   }),
 ];

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { and, desc, eq, ne, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, isNotNull, sql, type SQL } from 'drizzle-orm';
 import { messages, templates, type MessageRow } from '../analytics/tables.js';
 import type { Queryable, Tx } from '../db/client.js';
 import { AppError, conflict, notFound } from '../errors/app-error.js';
@@ -128,7 +128,7 @@ async function send(ctx: RequestContext, tx: Tx, appId: string, payload: SendMes
     id,
     source: API_SYSTEM,
     destination: CHANNEL,
-    providerFrom: latestInbound?.providerTo ?? '',
+    providerFrom: latestInbound?.providerTo ?? null,
     providerTo: to,
     channel: CHANNEL,
     direction: 'outbound',
@@ -163,19 +163,19 @@ async function send(ctx: RequestContext, tx: Tx, appId: string, payload: SendMes
 /**
  * The user's newest inbound message opens the window. The business number (provider_from of our
  * sends) is the newest one an inbound message of the user named: `to` is optional on inbound
- * events, and a message without it (stored with provider_to '') must not forget the number.
+ * events, and a message without it (stored with provider_to null) must not forget the number.
  */
-async function lastInbound(tx: Tx, appId: string, phone: string): Promise<{ createdAt: Date; providerTo: string } | undefined> {
+async function lastInbound(tx: Tx, appId: string, phone: string): Promise<{ createdAt: Date; providerTo: string | null } | undefined> {
   const fromUser = and(eq(messages.appId, appId), eq(messages.userPhone, phone), eq(messages.direction, 'inbound'));
   const [newest] = await tx.select({ createdAt: messages.createdAt }).from(messages).where(fromUser).orderBy(desc(messages.createdAt)).limit(1);
   if (!newest) return undefined;
   const [named] = await tx
     .select({ providerTo: messages.providerTo })
     .from(messages)
-    .where(and(fromUser, ne(messages.providerTo, '')))
+    .where(and(fromUser, isNotNull(messages.providerTo)))
     .orderBy(desc(messages.createdAt))
     .limit(1);
-  return { createdAt: newest.createdAt, providerTo: named?.providerTo ?? '' };
+  return { createdAt: newest.createdAt, providerTo: named?.providerTo ?? null };
 }
 
 /** 422 outside_service_window, pointing to the app's approved template with a Flow button if it has one. */
@@ -270,7 +270,7 @@ async function ingestMessage(tx: Tx, appId: string, event: InboundMessageEvent, 
       source: CHANNEL,
       destination: API_SYSTEM,
       providerFrom: from,
-      providerTo: event.to ? digits(event.to) : '',
+      providerTo: event.to ? digits(event.to) : null,
       channel: CHANNEL,
       direction: 'inbound',
       messageType: event.message_type ?? (event.flow_reply ? 'interactive' : 'text'),

@@ -9,7 +9,10 @@ import { webhookDeliveries, webhookSubscriptions, type WebhookMessage, type Webh
 
 export { legacyWebhookTypes as webhookEventTypes, webhookTypeOf } from './patterns.js';
 
-/** A scheduled call's full record as the REST API returns it, snake_case; cancelled_at and cancellation_reason once cancelled. */
+/**
+ * A scheduled call's full record as the REST API returns it, snake_case, every field of it;
+ * cancelled_at and cancellation_reason once cancelled, the reason a string there as in REST.
+ */
 export function callRecord(call: ScheduledCallRow): Record<string, unknown> {
   return {
     id: call.id,
@@ -20,6 +23,9 @@ export function callRecord(call: ScheduledCallRow): Record<string, unknown> {
     guest_phone: call.guestPhone,
     guest_email: call.guestEmail,
     guest_timezone: call.guestTimezone,
+    guest_intake_notes: call.guestIntakeNotes,
+    metadata: call.metadata,
+    answers: call.answers,
     scheduled_at: call.scheduledAt.toISOString(),
     duration_minutes: call.durationMinutes,
     app_timezone: call.appTimezone,

@@ -38,6 +38,8 @@ describe('POST /video/{appId}/scheduled-calls', () => {
       guest_email: 'ann@example.com',
       guest_timezone: 'Europe/Paris',
       guest_intake_notes: 'Wants a demo',
+      metadata: null,
+      answers: null,
       scheduled_at: start.toISOString(),
       duration_minutes: 30,
       app_timezone: 'UTC',

@@ -63,7 +63,7 @@ describe('GraphQL: scheduled calls', () => {
     expect(updated.body.data.updateScheduledCall).toEqual({ scheduledAt: futureDay(30, 11).toISOString(), guestEmail: 'cy@example.com' });
     const graph = await a.gql(
       `query($app: UUID!, $id: UUID!) { scheduledCall(appId: $app, id: $id) { id: callId appId assignedAgentId bookingSource guestName guestPhone guestEmail guestTimezone
-        guestIntakeNotes scheduledAt durationMinutes appTimezone status createdAt events { id: eventId eventType actorType actorId payload createdAt } } }`,
+        guestIntakeNotes metadata answers { question answer } scheduledAt durationMinutes appTimezone status createdAt events { id: eventId eventType actorType actorId payload createdAt } } }`,
       { app: tenant.appId, id },
     );
     const rest = (await a.get(id)).body.data;
