@@ -99,7 +99,8 @@ export function zoneClock({ timezone, fromMs, toMs }: { timezone: string; fromMs
   return { timezone, fromMs, toMs, initialOffsetMinutes: zoneWeek(zone, firstWeekStart).startOffsetMinutes, changes };
 }
 
-function offsetAt(clock: ZoneClock, utcMs: number): number {
+/** The zone's UTC offset in minutes at an instant (inside the clock's window, padding included). */
+export function offsetAt(clock: ZoneClock, utcMs: number): number {
   let offsetMinutes = clock.initialOffsetMinutes;
   for (const change of clock.changes) {
     if (change.atMs > utcMs) break;
