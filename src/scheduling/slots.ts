@@ -198,6 +198,8 @@ function busyRun(grid: Grid, busy: BusyInterval, buffers: { beforeMs: number; af
 }
 
 const NONE: readonly RejectionCode[] = [];
+// How far around the grid the wall clock reaches: a local week and a day of offsets.
+const COUNT_REACH_MS = 8 * DAY_MS;
 
 /** The local day number (days since 1970-01-01 on the agent's wall clock) of an instant. */
 const localDay = (clock: ZoneClock, utcMs: number) => Math.floor((utcMs + offsetAt(clock, utcMs) * MINUTE_MS) / DAY_MS);
@@ -220,10 +222,12 @@ function rulesTest(grid: Grid, agent: AgentCalendar, clock: () => ZoneClock): (k
   const perDay = new Map<number, number>();
   const perWeek = new Map<number, number>();
   if (limited) {
-    const starts = agent.callStarts ?? [];
-    const callClock = starts.length > 0 ? zoneClock({ timezone: agent.timezone, fromMs: Math.min(...starts), toMs: Math.max(...starts) }) : undefined;
-    for (const start of starts) {
-      const day = localDay(callClock!, start);
+    // A call more than a week from every candidate shares no local day or week with one.
+    const fromMs = grid.fromMs - COUNT_REACH_MS;
+    const toMs = grid.fromMs + grid.count * grid.stepMs + COUNT_REACH_MS;
+    for (const start of agent.callStarts ?? []) {
+      if (start < fromMs || start >= toMs) continue;
+      const day = localDay(clock(), start);
       perDay.set(day, (perDay.get(day) ?? 0) + 1);
       perWeek.set(localWeek(day), (perWeek.get(localWeek(day)) ?? 0) + 1);
     }
@@ -319,10 +323,16 @@ function buildGrid(query: SlotQuery, agents: AgentCalendar[]) {
   // The same agent listed twice counts once.
   const sorted = [...agents].sort((a, b) => (a.agentId < b.agentId ? -1 : a.agentId > b.agentId ? 1 : 0));
   const agentsById = sorted.filter((agent, i) => agent.agentId !== sorted[i - 1]?.agentId);
-  // The wall clock over the whole grid, built only for an agent whose rules read it.
-  const clockOf = (agent: AgentCalendar) => {
-    let clock: ZoneClock | undefined;
-    return () => (clock ??= zoneClock({ timezone: agent.timezone, fromMs: grid.fromMs, toMs: grid.fromMs + grid.count * grid.stepMs + grid.durationMs }));
+  // The wall clock of a zone over the grid and the calls the limits count, built once per zone and
+  // only when some agent's rules read it (building one costs Intl calls).
+  const rulesClocks = new Map<string, ZoneClock>();
+  const clockOf = (agent: AgentCalendar) => () => {
+    let clock = rulesClocks.get(agent.timezone);
+    if (!clock) {
+      clock = zoneClock({ timezone: agent.timezone, fromMs: grid.fromMs - COUNT_REACH_MS, toMs: grid.fromMs + grid.count * grid.stepMs + COUNT_REACH_MS });
+      rulesClocks.set(agent.timezone, clock);
+    }
+    return clock;
   };
   return { grid, agentsById, workingHoursOf, clockOf };
 }
@@ -417,8 +427,10 @@ export function bookingRefusal({
   const durationMs = endMs - startMs;
   const grid: Grid = { fromMs: startMs, stepMs: durationMs, count: 1, durationMs, bufferBeforeMs: 0, bufferAfterMs: 0, respectWorkingHours, nowMs };
   let clock: ZoneClock | undefined;
-  const clockOf = () => (clock ??= zoneClock({ timezone: agent.timezone, fromMs: startMs, toMs: endMs }));
-  const workingHours = respectWorkingHours ? expandWorkingHours({ clock: clockOf(), hours: agent.workingHours }) : [];
+  const clockOf = () => (clock ??= zoneClock({ timezone: agent.timezone, fromMs: startMs - COUNT_REACH_MS, toMs: endMs + COUNT_REACH_MS }));
+  const workingHours = respectWorkingHours
+    ? expandWorkingHours({ clock: zoneClock({ timezone: agent.timezone, fromMs: startMs, toMs: endMs }), hours: agent.workingHours })
+    : [];
   const { isSlot, reasons } = explainAgent(grid, agent, workingHours, clockOf);
   return isSlot[0] ? [] : reasons[0]!;
 }

@@ -26,9 +26,16 @@ const WEEK_MS = 7 * DAY_MS;
 // last local days reach up to two days past its ends.
 const CLOCK_PADDING_MS = 3 * DAY_MS;
 
+// Zones found valid: tzdb's names are a closed set, so this stays small; an invalid name is
+// never kept (callers choose them).
+const validZones = new Set<string>();
+
 export function isValidTimeZone(timezone: string): boolean {
+  if (validZones.has(timezone)) return true;
   // A UTC offset ("+05:30") is a valid zone to luxon on Node 22 and later, not an IANA name.
-  return /^[A-Za-z]/.test(timezone) && IANAZone.isValidZone(timezone);
+  const valid = /^[A-Za-z]/.test(timezone) && IANAZone.isValidZone(timezone);
+  if (valid) validZones.add(timezone);
+  return valid;
 }
 
 interface OffsetChange {
