@@ -40,7 +40,24 @@ export const detailCodes = [
   // A resume point (an event id) older than the event log's retention.
   'cursor_expired',
 ] as const;
-export type DetailCode = (typeof detailCodes)[number];
+/**
+ * Why a slot is refused: the reasons availability's explanation names, and the codes of a 409
+ * booking or reschedule refusal, so a caller reads one vocabulary in both places.
+ */
+export const slotRefusalCodes = [
+  'outside_working_hours',
+  'conflicts_call',
+  'buffer_overlap',
+  'blocked',
+  'do_not_disturb',
+  'minimum_notice',
+  'beyond_horizon',
+  'misaligned',
+  'daily_limit',
+  'weekly_limit',
+] as const;
+export type SlotRefusalCode = (typeof slotRefusalCodes)[number];
+export type DetailCode = (typeof detailCodes)[number] | SlotRefusalCode;
 
 export interface ErrorDetail {
   field: string;

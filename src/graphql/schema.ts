@@ -9,6 +9,7 @@ import '../events/graphql.js';
 import '../scheduling/agents.graphql.js';
 import '../scheduling/availability.graphql.js';
 import '../scheduling/calls.graphql.js';
+import '../scheduling/policy.graphql.js';
 import '../scheduling/subscriptions.graphql.js';
 import '../sends/inbound.graphql.js';
 import '../sends/kinds/flow.graphql.js';

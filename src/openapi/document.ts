@@ -16,7 +16,7 @@ import { z } from 'zod';
 import { scopes, type Scope } from '../auth/scopes.js';
 import { CLIENT_ID_MAX_LENGTH, CLIENT_SECRET_MAX_LENGTH } from '../auth/secrets.js';
 import { requiredScope } from '../graphql/field-scope.js';
-import { detailCodes, errorStatus, type ErrorType } from '../errors/app-error.js';
+import { detailCodes, errorStatus, slotRefusalCodes, type ErrorType } from '../errors/app-error.js';
 import { prepareRoute, type RestRoute } from '../rest/adapter.js';
 import { instantJsonSchema } from '../time/instant-input.js';
 import { createCallInput, updateCallInput } from '../scheduling/fields.js';
@@ -414,7 +414,7 @@ function components(): Record<string, unknown> {
       },
       ErrorDetail: {
         type: 'object',
-        properties: { field: { type: 'string', description: 'Dotted path of the offending input.' }, message: { type: 'string' }, code: { type: 'string', enum: [...detailCodes] } },
+        properties: { field: { type: 'string', description: 'Dotted path of the offending input.' }, message: { type: 'string' }, code: { type: 'string', enum: [...detailCodes, ...slotRefusalCodes] } },
         required: ['field', 'message', 'code'],
       },
       Error: {

@@ -1,6 +1,8 @@
 import { AppError, validationFailed } from '../errors/app-error.js';
 import type { RequestContext } from '../runtime.js';
 import { loadCalendars } from './calendars.js';
+import { countRange, loadPolicyScope } from './policy.service.js';
+import { rulesOf } from './policy.js';
 import type { AvailabilityArgs } from './fields.js';
 import { availableSlots, candidateCount, explainSlots, type AgentCalendar, type SlotQuery } from './slots.js';
 
@@ -25,6 +27,7 @@ async function resolveAvailabilityQuery(ctx: RequestContext, args: AvailabilityA
     bufferBeforeMinutes: args.bufferBeforeMinutes ?? 0,
     bufferAfterMinutes: args.bufferAfterMinutes ?? 0,
     respectWorkingHours: args.respectWorkingHours ?? true,
+    nowMs: ctx.runtime.clock.now().getTime(),
   };
   const tooMany = (count: number) =>
     new AppError(
@@ -36,11 +39,15 @@ async function resolveAvailabilityQuery(ctx: RequestContext, args: AvailabilityA
   // One agent's grid alone over the limit needs no database round trip.
   const perAgent = candidateCount(query, 1);
   if (perAgent > MAX_CANDIDATES) throw tooMany(perAgent);
+  // The app's booking policy and its agents' overrides apply here exactly as to a booking.
+  const scope = await loadPolicyScope(ctx.runtime.database.db, args.appId);
   const calendars = await loadCalendars(ctx.runtime.database.db, {
     appId: args.appId,
     agentId: args.agentId,
-    fromMs: query.fromMs - query.bufferBeforeMinutes * MINUTE_MS,
-    toMs: query.toMs + query.bufferAfterMinutes * MINUTE_MS,
+    fromMs: query.fromMs - Math.max(query.bufferBeforeMinutes * MINUTE_MS, scope.maxBufferBeforeMs),
+    toMs: query.toMs + Math.max(query.bufferAfterMinutes * MINUTE_MS, scope.maxBufferAfterMs),
+    appRules: rulesOf(scope.app),
+    ...countRange(scope, query.fromMs, query.toMs),
   });
   if (args.agentId && calendars.length === 0) throw invalid('agentId', 'is not an agent of this app');
   const total = perAgent * calendars.length;

@@ -1,4 +1,4 @@
-import { and, eq, gte, lt, sql } from 'drizzle-orm';
+import { and, count, eq, gte, inArray, lt, ne, sql } from 'drizzle-orm';
 import { apps } from '../apps/tables.js';
 import type { Tx } from '../db/client.js';
 import { keysetList } from '../db/keyset.js';
@@ -8,7 +8,11 @@ import type { RequestContext } from '../runtime.js';
 import { agentExists, liveAgentCount, lockAgents } from './agents.service.js';
 import { loadCalendars } from './calendars.js';
 import { editableFields, finalStatuses, METADATA_MAX_KEYS, type CallListArgs, type CreateCallInput, type ScheduledCallStatus, type UpdateCallInput } from './fields.js';
-import { isSlotAvailable, type AgentCalendar } from './slots.js';
+import { assignmentOrder } from './assignment.js';
+import type { LoadedCalendar } from './calendars.js';
+import { rulesOf } from './policy.js';
+import { countRange, loadPolicyScope, type PolicyScope } from './policy.service.js';
+import { bookingRefusal, noBookingRules, type RejectionCode, type RejectionReason } from './slots.js';
 import { guestEmailKey, guestPhoneKey, scheduledCalls, type ScheduledCallRow } from './tables.js';
 import { answersOrNone, mergeMetadata, metadataOrNone, sameAnswers, sameMetadata } from './guest-details.js';
 import { actorOf, appendEvents, cancelPendingReminders, planReminders, type NewEvent } from './timeline.js';
@@ -17,6 +21,30 @@ import { writeTransaction } from '../db/idempotency.js';
 const MINUTE_MS = 60_000;
 const invalid = (field: string, message: string) => validationFailed([{ field, code: 'invalid_value', message }], 'invalid_request');
 const slotTaken = () => conflict('The requested slot is not available');
+const DAY_MS = 24 * 60 * MINUTE_MS;
+
+// The message beside each refusal code in a 409's details; the code is the reason availabilityExplained gives.
+const refusalMessages: Record<RejectionCode, string> = {
+  outside_working_hours: "is outside the agent's working hours and available_extra windows",
+  conflicts_call: 'overlaps another scheduled call of the agent',
+  buffer_overlap: "is within the buffer kept around the agent's calls, exceptions or do-not-disturb windows",
+  blocked: 'overlaps a blocked window of the agent',
+  do_not_disturb: 'overlaps a do-not-disturb window of the agent',
+  minimum_notice: 'is sooner than the minimum notice of the booking policy',
+  beyond_horizon: 'is further ahead than the booking horizon of the booking policy',
+  misaligned: 'is not on the start-time grid of the booking policy',
+  daily_limit: 'the agent has as many calls that local day as the booking policy allows',
+  weekly_limit: 'the agent has as many calls that local week as the booking policy allows',
+};
+
+/** A 409 naming each distinct reason as a code in `details`, on scheduledAtUtc (the slot asked for). */
+function refused(reasons: RejectionReason[], message = 'The requested slot is not available'): AppError {
+  const codes = [...new Set(reasons.map((r) => r.code))];
+  if (codes.length === 0) codes.push('conflicts_call');
+  return new AppError('conflict', `${message}: ${codes.join(', ')}`, {
+    details: codes.map((code) => ({ field: 'scheduledAtUtc', code, message: refusalMessages[code] })),
+  });
+}
 const ofApp = (appId: string, id: string) => and(eq(scheduledCalls.appId, appId), eq(scheduledCalls.id, id));
 
 // Ordered by (scheduled_at, id) ascending: the upcoming calls first.
@@ -51,10 +79,71 @@ export async function listScheduledCalls(ctx: RequestContext, args: CallListArgs
   ]);
 }
 
-/** The slot test (slots.ts) without buffers, for one agent, leaving `exceptCallId` out. */
-async function agentIsFree(tx: Tx, appId: string, agentId: string, startMs: number, endMs: number, exceptCallId?: string) {
-  const [calendar] = await loadCalendars(tx, { appId, agentId, fromMs: startMs, toMs: endMs, excludeCallId: exceptCallId });
-  return calendar !== undefined && isSlotAvailable({ agent: calendar, startMs, endMs });
+/**
+ * One agent's calendar around [startMs, endMs): busy intervals as far as any buffer reaches, the
+ * call starts its limits count, and its rules; `exceptCallId` left out (the call being moved).
+ */
+async function calendarsAround(
+  tx: Tx,
+  scope: PolicyScope,
+  where: { appId: string; agentId?: string; startMs: number; endMs: number; exceptCallId?: string; padMs?: number },
+): Promise<LoadedCalendar[]> {
+  const pad = where.padMs ?? 0;
+  return loadCalendars(tx, {
+    appId: where.appId,
+    agentId: where.agentId,
+    fromMs: where.startMs - Math.max(pad, scope.maxBufferBeforeMs),
+    toMs: where.endMs + Math.max(pad, scope.maxBufferAfterMs),
+    excludeCallId: where.exceptCallId,
+    appRules: rulesOf(scope.app),
+    ...countRange(scope, where.startMs, where.endMs),
+  });
+}
+
+/**
+ * Why this agent cannot take [startMs, endMs): the engine's booking decision (slots.ts), the same
+ * per-agent test availability runs, with the agent's rules. Empty when it can.
+ */
+async function refusalFor(tx: Tx, scope: PolicyScope, appId: string, agentId: string, startMs: number, endMs: number, nowMs: number, exceptCallId?: string) {
+  const [calendar] = await calendarsAround(tx, scope, { appId, agentId, startMs, endMs, exceptCallId });
+  if (!calendar) return [{ code: 'conflicts_call' as const }];
+  return bookingRefusal({ agent: calendar, startMs, endMs, nowMs });
+}
+
+/** The range a call keeps with the agent's buffers, or nulls when it has none. */
+function bufferedRange(calendar: LoadedCalendar | undefined, startMs: number, endMs: number) {
+  const rules = calendar?.rules ?? noBookingRules;
+  if (rules.bufferBeforeMinutes === 0 && rules.bufferAfterMinutes === 0) return { bufferedFrom: null, bufferedUntil: null };
+  return {
+    bufferedFrom: new Date(startMs - rules.bufferBeforeMinutes * MINUTE_MS),
+    bufferedUntil: new Date(endMs + rules.bufferAfterMinutes * MINUTE_MS),
+  };
+}
+
+/**
+ * Books or moves a call of one agent under that agent's lock: the decision and the write see
+ * every booking committed before, so limits hold under concurrency; the exclusion constraint on
+ * buffered ranges holds overlaps and buffers even against writers that take no lock.
+ */
+async function decideAndWrite<T>(
+  tx: Tx,
+  scope: PolicyScope,
+  slot: { appId: string; agentId: string; lockAgentIds: string[]; startMs: number; endMs: number; nowMs: number; exceptCallId?: string },
+  write: (sp: Tx, buffered: ReturnType<typeof bufferedRange>) => Promise<T>,
+): Promise<T> {
+  const { appId, agentId, startMs, endMs, nowMs, exceptCallId } = slot;
+  try {
+    return await guarded(tx, appId, slot.lockAgentIds, async (sp) => {
+      const [calendar] = await calendarsAround(sp, scope, { appId, agentId, startMs, endMs, exceptCallId });
+      const reasons = calendar ? bookingRefusal({ agent: calendar, startMs, endMs, nowMs }) : [{ code: 'conflicts_call' as const }];
+      if (reasons.length > 0) throw refused(reasons);
+      return write(sp, bufferedRange(calendar, startMs, endMs));
+    });
+  } catch (error) {
+    if (!(error instanceof AppError && error.type === 'conflict' && !error.details)) throw error;
+    // Lost a race at the constraint: the winner is committed now, so the engine names the reason.
+    throw refused(await refusalFor(tx, scope, appId, agentId, startMs, endMs, nowMs, exceptCallId));
+  }
 }
 
 /**
@@ -91,9 +180,9 @@ function assertFuture(at: Date, now: Date) {
 }
 
 /**
- * Books a call into an available slot (409 otherwise). Without
- * assignedAgentId the least busy available agent that day is picked (then by id); if a
- * concurrent booking takes that agent first, the next one is tried.
+ * Books a call into an available slot (409 otherwise, with the engine's reasons). Without
+ * assignedAgentId the agents free for the slot are ordered by the app's assignment strategy
+ * (assignment.ts); if a concurrent booking takes the first, the next one is tried.
  */
 export async function createScheduledCall(ctx: RequestContext, appId: string, input: CreateCallInput): Promise<ScheduledCallRow> {
   const now = ctx.runtime.clock.now();
@@ -103,14 +192,13 @@ export async function createScheduledCall(ctx: RequestContext, appId: string, in
   return writeTransaction(ctx, async (tx) => {
     const [app] = await tx.select({ timezone: apps.timezone }).from(apps).where(eq(apps.id, appId)).limit(1);
     if (!app) throw notFound('App');
+    const scope = await loadPolicyScope(tx, appId);
     let candidates: string[];
     if (input.assignedAgentId) {
       if (!(await agentExists(tx, appId, input.assignedAgentId))) throw invalid('assignedAgentId', 'is not an agent of this app');
-      if (!(await agentIsFree(tx, appId, input.assignedAgentId, startMs, endMs))) throw slotTaken();
       candidates = [input.assignedAgentId];
     } else {
-      candidates = await freeAgentsByLoad(tx, appId, startMs, endMs);
-      if (candidates.length === 0) throw conflict('No agent is available for the requested slot');
+      candidates = await freeAgentsInOrder(tx, scope, appId, startMs, endMs, now);
     }
     const values = {
       appId,
@@ -132,7 +220,10 @@ export async function createScheduledCall(ctx: RequestContext, appId: string, in
     };
     for (const [i, agentId] of candidates.entries()) {
       try {
-        const [call] = await guarded(tx, appId, [agentId], (sp) => sp.insert(scheduledCalls).values({ ...values, assignedAgentId: agentId }).returning());
+        const slot = { appId, agentId, lockAgentIds: [agentId], startMs, endMs, nowMs: now.getTime() };
+        const [call] = await decideAndWrite(tx, scope, slot, (sp, buffered) =>
+          sp.insert(scheduledCalls).values({ ...values, ...buffered, assignedAgentId: agentId }).returning(),
+        );
         await appendEvents(tx, call!, actorOf(ctx), [
           { eventType: 'created', payload: { scheduled_at: call!.scheduledAt.toISOString(), assigned_agent_id: agentId } },
         ], now);
@@ -147,15 +238,47 @@ export async function createScheduledCall(ctx: RequestContext, appId: string, in
   });
 }
 
-/** Agents (with working hours) free for [startMs, endMs), the fewest calls that day first. */
-async function freeAgentsByLoad(tx: Tx, appId: string, startMs: number, endMs: number): Promise<string[]> {
-  const dayMs = 24 * 60 * MINUTE_MS;
-  const calendars = await loadCalendars(tx, { appId, fromMs: startMs - dayMs / 2, toMs: endMs + dayMs / 2 });
-  const load = (c: AgentCalendar) => c.busy.filter((b) => b.kind === 'call').length;
-  return calendars
-    .filter((agent) => isSlotAvailable({ agent, startMs, endMs }))
-    .sort((a, b) => load(a) - load(b) || (a.agentId < b.agentId ? -1 : a.agentId > b.agentId ? 1 : 0))
-    .map((c) => c.agentId);
+// round_robin counts each agent's calls booked over this many days before now.
+const ROUND_ROBIN_PERIOD_MS = 30 * DAY_MS;
+
+/**
+ * Agents (with working hours) free for [startMs, endMs) by the engine's booking decision, in the
+ * order of the app's assignment strategy; 409 with every agent's reasons when none is free.
+ */
+async function freeAgentsInOrder(tx: Tx, scope: PolicyScope, appId: string, startMs: number, endMs: number, now: Date): Promise<string[]> {
+  // least_busy counts calls within 12 hours either side of the slot.
+  const calendars = await calendarsAround(tx, scope, { appId, startMs, endMs, padMs: DAY_MS / 2 });
+  const refusals = calendars.map((agent) => ({ agent, reasons: bookingRefusal({ agent, startMs, endMs, nowMs: now.getTime() }) }));
+  const free = refusals.filter((r) => r.reasons.length === 0).map((r) => r.agent);
+  if (free.length === 0) throw refused(refusals.flatMap((r) => r.reasons), 'No agent is available for the requested slot');
+  const callsSoFar = scope.app.assignment === 'round_robin' ? await bookedSince(tx, appId, free.map((c) => c.agentId), now.getTime() - ROUND_ROBIN_PERIOD_MS) : new Map<string, number>();
+  return assignmentOrder({
+    strategy: scope.app.assignment,
+    candidates: free.map((c) => ({
+      agentId: c.agentId,
+      priority: c.priority,
+      weight: c.weight,
+      callsSoFar: callsSoFar.get(c.agentId) ?? 0,
+      callsNearby: c.busy.filter((b) => b.kind === 'call' && b.endMs > startMs - DAY_MS / 2 && b.startMs < endMs + DAY_MS / 2).length,
+    })),
+  });
+}
+
+/** Calls (not cancelled) booked for each agent since sinceMs. */
+async function bookedSince(tx: Tx, appId: string, agentIds: string[], sinceMs: number): Promise<Map<string, number>> {
+  const rows = await tx
+    .select({ agentId: scheduledCalls.assignedAgentId, n: count() })
+    .from(scheduledCalls)
+    .where(
+      and(
+        eq(scheduledCalls.appId, appId),
+        inArray(scheduledCalls.assignedAgentId, agentIds),
+        ne(scheduledCalls.status, 'cancelled'),
+        gte(scheduledCalls.createdAt, new Date(sinceMs)),
+      ),
+    )
+    .groupBy(scheduledCalls.assignedAgentId);
+  return new Map(rows.map((r) => [r.agentId, Number(r.n)]));
 }
 
 async function lockCall(tx: Tx, appId: string, id: string): Promise<ScheduledCallRow> {
@@ -178,8 +301,8 @@ const recordField: Record<string, string> = {
 
 /**
  * PATCH /video/{appId}/scheduled-calls/{id}, in one
- * transaction: a final state is 409; a new time or agent must be an available slot (the slot
- * test without buffers, this call left out; 409 otherwise); one event per kind of change
+ * transaction: a final state is 409; a new time or agent must be an available slot (the
+ * engine's booking decision, this call left out; 409 with its reasons otherwise); one event per kind of change
  * (`rescheduled`, `assigned`, `updated`), each carrying `reason`; a time change re-plans the
  * pending reminders. Fields given with their current value change nothing and emit nothing.
  */
@@ -198,9 +321,6 @@ export async function updateScheduledCall(ctx: RequestContext, appId: string, id
     if (timeChanged) assertFuture(startAt, now);
     if (agentChanged && !(await agentExists(tx, appId, agentId))) throw invalid('assignedAgentId', 'is not an agent of this app');
     const endAt = new Date(startAt.getTime() + call.durationMinutes * MINUTE_MS);
-    if ((timeChanged || agentChanged) && !(await agentIsFree(tx, appId, agentId, startAt.getTime(), endAt.getTime(), call.id))) {
-      throw slotTaken();
-    }
 
     const changes: Partial<ScheduledCallRow> = {};
     const updated: string[] = [];
@@ -238,14 +358,24 @@ export async function updateScheduledCall(ctx: RequestContext, appId: string, id
     if (updated.length > 0) events.push({ eventType: 'updated', payload: withReason({ fields: updated }) });
     if (events.length === 0) return call;
 
-    // Both agents when it moves: the old one's row is being replaced, which its writers wait on.
-    const [row] = await guarded(tx, appId, [call.assignedAgentId, agentId], (sp) =>
+    const update = (sp: Tx, extra: Partial<ScheduledCallRow>) =>
       sp
         .update(scheduledCalls)
-        .set({ ...changes, updatedAt: now })
+        .set({ ...changes, ...extra, updatedAt: now })
         .where(ofApp(appId, id))
-        .returning(),
-    );
+        .returning();
+    // A new time or agent must be a slot by the engine's booking decision (this call left out),
+    // and takes the agent's buffers; both agents are locked when it moves: the old one's row is
+    // being replaced, which its writers wait on.
+    const [row] =
+      timeChanged || agentChanged
+        ? await decideAndWrite(
+            tx,
+            await loadPolicyScope(tx, appId),
+            { appId, agentId, lockAgentIds: [call.assignedAgentId, agentId], startMs: startAt.getTime(), endMs: endAt.getTime(), nowMs: now.getTime(), exceptCallId: call.id },
+            (sp, buffered) => update(sp, buffered),
+          )
+        : await guarded(tx, appId, [call.assignedAgentId], (sp) => update(sp, {}));
     await appendEvents(tx, row!, actorOf(ctx), events, now);
     if (timeChanged) {
       await cancelPendingReminders(tx, row!.id, now);

@@ -3,6 +3,7 @@ import { bigint, check, foreignKey, type PgColumn, index, integer, jsonb, pgTabl
 import { apps } from '../apps/tables.js';
 import type { WeeklyHours } from './working-hours.js';
 import type { BookingAnswer, CallMetadata } from './fields.js';
+import type { AgentPolicyOverrides } from './policy.js';
 import { keysetInstant } from '../db/columns.js';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
@@ -28,8 +29,38 @@ export const agents = pgTable(
      * the calls that name it, and the agent is gone from every list, lookup and availability.
      */
     deletedAt: ts('deleted_at'),
+    /** The booking rules this agent has of its own; a rule left out follows the app's policy. */
+    bookingPolicy: jsonb('booking_policy').$type<AgentPolicyOverrides>().notNull().default({}),
+    /** Round-robin assignment: a higher priority group is offered first, weight shares calls within one. */
+    assignmentPriority: integer('assignment_priority').notNull().default(2),
+    assignmentWeight: integer('assignment_weight').notNull().default(100),
   },
-  (t) => [primaryKey({ columns: [t.appId, t.id] })],
+  (t) => [
+    primaryKey({ columns: [t.appId, t.id] }),
+    check('agents_assignment_priority', sql`${t.assignmentPriority} between 0 and 4`),
+    check('agents_assignment_weight', sql`${t.assignmentWeight} between 1 and 1000`),
+  ],
+);
+
+// An app's booking policy: the rules of every agent without an override. No row: every rule off
+// and least_busy assignment, the service as it was before policies.
+export const bookingPolicies = pgTable(
+  'booking_policies',
+  {
+    appId: uuid('app_id')
+      .primaryKey()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    minimumNoticeMinutes: integer('minimum_notice_minutes').notNull().default(0),
+    horizonDays: integer('horizon_days'),
+    bufferBeforeMinutes: integer('buffer_before_minutes').notNull().default(0),
+    bufferAfterMinutes: integer('buffer_after_minutes').notNull().default(0),
+    maxCallsPerDay: integer('max_calls_per_day'),
+    maxCallsPerWeek: integer('max_calls_per_week'),
+    alignmentMinutes: integer('alignment_minutes'),
+    assignment: text('assignment').notNull().default('least_busy'),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [check('booking_policies_assignment', sql`${t.assignment} in ('least_busy', 'round_robin')`)],
 );
 
 const agentRef = (t: { appId: PgColumn; agentId: PgColumn }, name: string) =>
@@ -84,7 +115,8 @@ export const guestPhoneKey = (column: PgColumn | SQL) => sql`regexp_replace(${co
 // A booked call. The id is unique across apps (a lookup by id from another app is a 404,
 // never a second row). `ends_at` is stored because an exclusion constraint needs an immutable
 // range expression (timestamptz + interval is only stable); a check keeps it consistent. The
-// constraint itself (no two `scheduled` calls of one agent overlap) is in a custom migration.
+// constraint itself (no two `scheduled` calls of one agent overlap, buffers included) is custom
+// SQL in the migrations.
 export const scheduledCalls = pgTable(
   'scheduled_calls',
   {
@@ -111,6 +143,13 @@ export const scheduledCalls = pgTable(
     cancellationReason: text('cancellation_reason'),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
+    /**
+     * The range the call keeps its agent from other calls, its buffers around it, written with
+     * the call from the agent's rules at booking; null when it has none. An exclusion constraint
+     * on it (custom SQL in the migration) holds buffers under concurrent bookings.
+     */
+    bufferedFrom: keysetInstant('buffered_from'),
+    bufferedUntil: keysetInstant('buffered_until'),
   },
   (t) => [
     foreignKey({ name: 'scheduled_calls_agent_fk', columns: [t.appId, t.assignedAgentId], foreignColumns: [agents.appId, agents.id] }),
@@ -127,6 +166,10 @@ export const scheduledCalls = pgTable(
     check('scheduled_calls_status', sql`${t.status} in ('scheduled', 'cancelled', 'completed', 'no_show')`),
     check('scheduled_calls_duration', sql`${t.durationMinutes} > 0`),
     check('scheduled_calls_ends_at', sql`${t.endsAt} - ${t.scheduledAt} = make_interval(mins => ${t.durationMinutes})`),
+    check(
+      'scheduled_calls_buffered_range',
+      sql`(${t.bufferedFrom} is null and ${t.bufferedUntil} is null) or (${t.bufferedFrom} <= ${t.scheduledAt} and ${t.bufferedUntil} >= ${t.endsAt})`,
+    ),
   ],
 );
 
@@ -174,6 +217,7 @@ export const scheduledCallReminders = pgTable(
 );
 
 export type AgentRow = typeof agents.$inferSelect;
+export type BookingPolicyRow = typeof bookingPolicies.$inferSelect;
 export type AvailabilityExceptionRow = typeof availabilityExceptions.$inferSelect;
 export type DndWindowRow = typeof dndWindows.$inferSelect;
 export type ScheduledCallRow = typeof scheduledCalls.$inferSelect;

@@ -26,9 +26,16 @@ const WEEK_MS = 7 * DAY_MS;
 // last local days reach up to two days past its ends.
 const CLOCK_PADDING_MS = 3 * DAY_MS;
 
+// Zones found valid: tzdb's names are a closed set, so this stays small; an invalid name is
+// never kept (callers choose them).
+const validZones = new Set<string>();
+
 export function isValidTimeZone(timezone: string): boolean {
+  if (validZones.has(timezone)) return true;
   // A UTC offset ("+05:30") is a valid zone to luxon on Node 22 and later, not an IANA name.
-  return /^[A-Za-z]/.test(timezone) && IANAZone.isValidZone(timezone);
+  const valid = /^[A-Za-z]/.test(timezone) && IANAZone.isValidZone(timezone);
+  if (valid) validZones.add(timezone);
+  return valid;
 }
 
 interface OffsetChange {
@@ -99,7 +106,8 @@ export function zoneClock({ timezone, fromMs, toMs }: { timezone: string; fromMs
   return { timezone, fromMs, toMs, initialOffsetMinutes: zoneWeek(zone, firstWeekStart).startOffsetMinutes, changes };
 }
 
-function offsetAt(clock: ZoneClock, utcMs: number): number {
+/** The zone's UTC offset in minutes at an instant (inside the clock's window, padding included). */
+export function offsetAt(clock: ZoneClock, utcMs: number): number {
   let offsetMinutes = clock.initialOffsetMinutes;
   for (const change of clock.changes) {
     if (change.atMs > utcMs) break;
