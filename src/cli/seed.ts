@@ -13,6 +13,6 @@ export async function seedCommand(runtime: Runtime, argv: string[]) {
   const appId = await requireAppOption(runtime, values.app);
   const started = Date.now();
   const bar = progressBar('seed messages', count);
-  const result = await seedAnalytics({ db: runtime.database.db, appId, now: runtime.clock.now(), messages: count, seed: values.seed ? Number(values.seed) : undefined, progress: bar });
+  const result = await seedAnalytics({ db: runtime.database.db, copy: runtime.database.kind === 'postgres', appId, now: runtime.clock.now(), messages: count, seed: values.seed ? Number(values.seed) : undefined, progress: bar });
   return { appId, ...result, seconds: Math.round((Date.now() - started) / 100) / 10 };
 }

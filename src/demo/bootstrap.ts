@@ -28,7 +28,7 @@ export interface DemoCredentials {
 
 /** Sample data of each domain for the demo app, small enough for a first start. */
 const demoData: ((runtime: Runtime, appId: string) => Promise<unknown>)[] = [
-  (runtime, appId) => seedAnalytics({ db: runtime.database.db, appId, now: runtime.clock.now(), messages: 2_000 }),
+  (runtime, appId) => seedAnalytics({ db: runtime.database.db, copy: runtime.database.kind === 'postgres', appId, now: runtime.clock.now(), messages: 2_000 }),
   // Two agents, so availability has slots and GraphiQL's BookCall tab books one.
   (runtime, appId) =>
     runtime.database.db.insert(agents).values(

@@ -1,6 +1,6 @@
 import { and, count, eq, isNull, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { seedAnalytics } from '../../src/analytics/seed.js';
+import { copyField, seedAnalytics } from '../../src/analytics/seed.js';
 import { campaigns, messages, templates } from '../../src/analytics/tables.js';
 import { request } from '../helpers/http.js';
 import { useServer } from '../helpers/use-server.js';
@@ -9,7 +9,8 @@ const { server, tenant } = useServer({ tenant: true });
 const progress: number[] = [];
 
 beforeAll(async () => {
-  await seedAnalytics({ db: server.runtime.database.db, appId: tenant.appId, messages: 12_000, progress: (n) => progress.push(n) });
+  // On PostgreSQL the messages go in with COPY; on PGlite with INSERTs.
+  await seedAnalytics({ db: server.runtime.database.db, copy: server.runtime.database.kind === 'postgres', appId: tenant.appId, messages: 12_000, progress: (n) => progress.push(n) });
 });
 
 describe('seed', () => {
@@ -24,9 +25,10 @@ describe('seed', () => {
 
   it('seeding the app again adds messages and campaigns but no second template of a name and language', async () => {
     const other = await server.tenant();
-    const db = server.runtime.database.db;
-    const first = await seedAnalytics({ db, appId: other.appId, messages: 100 });
-    const second = await seedAnalytics({ db, appId: other.appId, messages: 100 });
+    const { db } = server.runtime.database;
+    const copy = server.runtime.database.kind === 'postgres';
+    const first = await seedAnalytics({ db, copy, appId: other.appId, messages: 100 });
+    const second = await seedAnalytics({ db, copy, appId: other.appId, messages: 100 });
     expect([first.templates, second.templates]).toEqual([3, 0]);
     const rows = await db.select({ name: templates.name, language: templates.language }).from(templates).where(eq(templates.appId, other.appId));
     expect(rows).toHaveLength(3);
@@ -86,5 +88,33 @@ describe('seed', () => {
     expect(s.contacts).toBeLessThan(s.sent + s.failed);
     const tags = await request(`${server.url}/api/v1/analytics/${tenant.appId}/tags`, { token: tenant.accessToken });
     expect(tags.body.data.length).toBeGreaterThan(1);
+  });
+
+  it('writes values in COPY text format: nulls, dates, and the characters COPY gives a meaning escaped', () => {
+    expect(copyField(null)).toBe('\\N');
+    expect(copyField(undefined)).toBe('\\N');
+    expect(copyField(new Date('2026-01-02T03:04:05.678Z'))).toBe('2026-01-02T03:04:05.678Z');
+    expect(copyField(0.0147)).toBe('0.0147');
+    expect(copyField('a\tb\nc\rd\\e')).toBe('a\\tb\\nc\\rd\\\\e');
+    expect(copyField('\\N')).toBe('\\\\N');
+  });
+
+  it('an interrupted seed writes nothing: messages and campaigns are one transaction', async () => {
+    const other = await server.tenant();
+    const { db } = server.runtime.database;
+    const copy = server.runtime.database.kind === 'postgres';
+    await expect(
+      seedAnalytics({
+        db,
+        copy,
+        appId: other.appId,
+        messages: 12_000,
+        progress: (n) => {
+          if (n >= 10_000) throw new Error('stop');
+        },
+      }),
+    ).rejects.toThrow('stop');
+    expect((await db.select({ n: count() }).from(messages).where(eq(messages.appId, other.appId)))[0]!.n).toBe(0);
+    expect((await db.select({ n: count() }).from(campaigns).where(eq(campaigns.appId, other.appId)))[0]!.n).toBe(0);
   });
 });
