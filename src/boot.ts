@@ -68,7 +68,7 @@ function watchSigningKeys(db: Runtime['database']['db'], keys: SigningKeys, conf
 
 export async function closeRuntime(runtime: Runtime): Promise<void> {
   clearInterval(runtime.keyRefresh);
-  clearInterval(runtime.eventPruning);
+  await runtime.eventPruning.stop();
   await runtime.timeline.close();
   await runtime.events.close();
   // Undelivered webhooks stay in the outbox for the next start.

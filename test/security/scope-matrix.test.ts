@@ -129,6 +129,7 @@ const restCases: Record<string, RestCase> = {
   'GET /analytics/:appId/tags/:tag/stats': { url: v1('/analytics/:appId/tags/vip/stats'), expect: ok() },
   'GET /analytics/:appId/metrics/daily': { url: v1('/analytics/:appId/metrics/daily'), expect: ok() },
   'GET /analytics/:appId/metrics/summary': { url: v1('/analytics/:appId/metrics/summary'), expect: ok() },
+  'GET /events/:appId': { url: v1('/events/:appId'), expect: ok() },
   'GET /video/:appId/availability': {
     url: (appId) => `${server.url}/api/v1/video/${appId}/availability?fromUtc=${day(4, 0)}&toUtc=${day(5, 0)}&durationMinutes=30`,
     expect: ok(),
@@ -205,6 +206,7 @@ const documentedRestScopes: Record<string, Scope> = {
   'GET /analytics/:appId/tags/:tag/stats': 'analytics:read',
   'GET /analytics/:appId/metrics/daily': 'analytics:read',
   'GET /analytics/:appId/metrics/summary': 'analytics:read',
+  'GET /events/:appId': 'events:read',
   'GET /video/:appId/availability': 'scheduling:read',
   'GET /video/:appId/scheduled-calls/:id': 'scheduling:read',
   'PATCH /video/:appId/scheduled-calls/:id': 'scheduling:write',
@@ -284,6 +286,7 @@ const gqlCases: Record<string, GqlCase> = {
   'Query.campaignTags': { query: 'query($app: UUID!) { campaignTags(appId: $app) }', expect: ok() },
   'Query.campaigns': { query: 'query($app: UUID!) { campaigns(appId: $app) { limit } }', expect: ok() },
   'Query.dailyMetrics': { query: 'query($app: UUID!) { dailyMetrics(appId: $app) { date } }', expect: ok() },
+  'Query.events': { query: 'query($app: UUID!) { events(appId: $app) { nodes { eventId } } }', expect: ok() },
   'Query.message': { query: 'query($app: UUID!, $id: String!) { message(appId: $app, id: $id) { messageId } }', variables: () => ({ id: f.sent }), expect: ok() },
   'Query.messages': { query: 'query($app: UUID!) { messages(appId: $app) { limit } }', expect: ok() },
   'Query.scheduledCall': { query: 'query($app: UUID!, $id: UUID!) { scheduledCall(appId: $app, id: $id) { id: callId } }', variables: () => ({ id: f.call }), expect: ok() },
@@ -426,6 +429,12 @@ const gqlCases: Record<string, GqlCase> = {
     variables: () => ({ input: { to: phone, type: 'template', template: { name: template(1).name, language: 'en_US', parameters: ['Ana', '42'] } } }),
     expect: ok(),
   },
+  'Mutation.setAgentBookingPolicy': {
+    query: 'mutation($app: UUID!, $id: UUID!) { setAgentBookingPolicy(appId: $app, agentId: $id, input: { maxCallsPerDay: 500 }) { id: agentId } }',
+    variables: () => ({ id: f.agent }),
+    expect: ok(),
+  },
+  'Mutation.setBookingPolicy': { query: 'mutation($app: UUID!) { setBookingPolicy(appId: $app, input: {}) { assignment } }', expect: ok() },
   'Mutation.setAgentWorkingHours': {
     query: 'mutation($app: UUID!, $id: UUID!, $hours: JSON!) { setAgentWorkingHours(appId: $app, agentId: $id, workingHours: $hours) { id: agentId } }',
     variables: () => ({ id: f.agent, hours: { mon: [['06:00', '20:00']] } }),
@@ -441,6 +450,7 @@ const gqlCases: Record<string, GqlCase> = {
     variables: () => ({ id: f.callToUpdate }),
     expect: ok(),
   },
+  'Subscription.events': { query: 'subscription($app: UUID!) { events(appId: $app) { eventId } }', expect: ok() },
   'Subscription.scheduledCallEvents': { query: 'subscription($app: UUID!) { scheduledCallEvents(appId: $app) { id: eventId } }', expect: ok() },
   'Subscription.scheduledCallTimeline': {
     query: 'subscription($app: UUID!, $id: UUID!) { scheduledCallTimeline(appId: $app, callId: $id) { id } }',
