@@ -7,6 +7,7 @@ import { createLogger } from '../log.js';
 import type { Runtime } from '../runtime.js';
 import { appsCreate } from './apps-create.js';
 import { UsageError } from './args.js';
+import { bookingPolicySet, bookingPolicyShow } from './booking-policy.js';
 import { clientsCreate, clientsRotateSecret } from './clients-create.js';
 import { importCommand } from './import.js';
 import { keysRetire, keysRotate } from './keys.js';
@@ -24,6 +25,8 @@ const commands: Record<string, Command> = {
   'clients rotate-secret': clientsRotateSecret,
   'keys rotate': keysRotate,
   'keys retire': keysRetire,
+  'booking-policy set': bookingPolicySet,
+  'booking-policy show': bookingPolicyShow,
   import: importCommand,
   seed: seedCommand,
   'webhooks create': webhooksCreate,
@@ -37,6 +40,11 @@ const usage = `usage: npm run cli -- <command>
   clients rotate-secret --client ID
   keys rotate
   keys retire --kid KID
+  booking-policy set --app ID [--minimum-notice-minutes N] [--horizon-days N] [--buffer-before-minutes N]
+      [--buffer-after-minutes N] [--max-calls-per-day N] [--max-calls-per-week N] [--alignment-minutes N]
+      [--assignment least_busy|round_robin]
+  booking-policy set --app ID --agent ID [the rules above] [--priority 0-4] [--weight 1-1000]
+  booking-policy show --app ID
   import --app ID FILE|-
   seed --app ID --messages N [--seed N]
   webhooks create --app ID --url URL --events e1,e2 [--description TEXT]

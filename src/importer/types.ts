@@ -1,5 +1,5 @@
 import { campaignImport, messageImport, templateImport } from '../analytics/import.js';
-import { agentImport, availabilityExceptionImport, dndImport, scheduledCallImport } from '../scheduling/import.js';
+import { agentImport, availabilityExceptionImport, bookingPolicyImport, dndImport, scheduledCallImport } from '../scheduling/import.js';
 import { catalogImport, productImport } from '../sends/import.js';
 import { videoCallImport } from '../video/import.js';
 import type { ImportType } from './ndjson.js';
@@ -10,6 +10,7 @@ export const importTypes: readonly ImportType[] = [
   messageImport,
   templateImport,
   agentImport,
+  bookingPolicyImport,
   availabilityExceptionImport,
   dndImport,
   scheduledCallImport,

@@ -9,8 +9,10 @@ import { callStatuses, exceptionKinds, instant, schedulingFields as f } from './
 import { agents, availabilityExceptions, dndWindows, scheduledCallEvents, scheduledCalls } from './tables.js';
 import { cancelPendingReminders, planReminders } from './timeline.js';
 import { answersOrNone, metadataOrNone } from './guest-details.js';
+import { agentBookingPolicyInput, bookingPolicyInput, defaultPriority, defaultWeight, overridesOf, snakeCaseShape, type BookingPolicyInput } from './policy.js';
+import { writeBookingPolicy } from './policy.service.js';
 
-// `agent`, `availability_exception`, `dnd` and `scheduled_call` NDJSON
+// `agent`, `booking_policy`, `availability_exception`, `dnd` and `scheduled_call` NDJSON
 // records, snake_case, upserted on `id` inside the import's one transaction. Agents come
 // before the records that name them (the importer writes in file order across types).
 
@@ -18,12 +20,20 @@ const nullable = <S extends z.ZodType>(schema: S) => schema.nullish().transform(
 const after = (start: string, end: string) => (w: Record<string, unknown>) => (w[end] as Date) > (w[start] as Date);
 const endAfterStart = { path: ['end_utc'], message: 'must be after start_utc', params: { code: 'invalid_value' } };
 
+const { priority, weight, ...agentRules } = agentBookingPolicyInput.shape;
 const agentRecord = z.strictObject({
   id: f.id,
   name: f.name,
   timezone: f.timezone,
   working_hours: f.workingHours,
+  // As setAgentBookingPolicy takes them; giving any of the three replaces all three.
+  booking_overrides: z.strictObject(snakeCaseShape(agentRules)).optional(),
+  assignment_priority: priority,
+  assignment_weight: weight,
 });
+
+// The app's policy, as setBookingPolicy takes it, replaced whole.
+const bookingPolicyRecord = z.strictObject(snakeCaseShape(bookingPolicyInput.shape));
 
 const exceptionRecord = z
   .strictObject({ id: f.id, agent_id: f.id, kind: z.enum(exceptionKinds), start_utc: instant, end_utc: instant })
@@ -94,15 +104,53 @@ async function refuseDeletedAgents(tx: Tx, appId: string, what: string, agentIds
   if (deleted) throw new Error(`${what} names agent ${deleted.id}, which was deleted (import the agent again first)`);
 }
 
+type AgentRecord = z.output<typeof agentRecord>;
+const carriesPolicy = (r: AgentRecord) => r.booking_overrides !== undefined || r.assignment_priority !== undefined || r.assignment_weight !== undefined;
+
+/** From the record's snake_case rule names back to the policy's. */
+const camelCaseRules = (rules: Record<string, unknown>) => Object.fromEntries(Object.entries(rules).map(([name, v]) => [name.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase()), v]));
+
 export const agentImport: ImportType<typeof agentRecord> = {
   type: 'agent',
   schema: agentRecord,
   async write(tx, appId, records, now) {
-    await tx
-      .insert(agents)
-      .values(records.map((r) => ({ appId, id: r.id, name: r.name, timezone: r.timezone, workingHours: r.working_hours, createdAt: now, updatedAt: now })))
+    // A record without booking fields leaves an existing agent's untouched. Runs of records
+    // with and without them are written in file order, so the later record of an id wins.
+    for (let start = 0; start < records.length; ) {
+      const withPolicy = carriesPolicy(records[start]!);
+      let end = start + 1;
+      while (end < records.length && carriesPolicy(records[end]!) === withPolicy) end++;
+      const run = records.slice(start, end);
+      start = end;
+      const base = (r: AgentRecord) => ({ appId, id: r.id, name: r.name, timezone: r.timezone, workingHours: r.working_hours, createdAt: now, updatedAt: now });
       // deletedAt too: importing a deleted agent again brings it back.
-      .onConflictDoUpdate({ target: [agents.appId, agents.id], set: excludedSet(agents, ['name', 'timezone', 'workingHours', 'updatedAt', 'deletedAt']) });
+      const columns = ['name', 'timezone', 'workingHours', 'updatedAt', 'deletedAt'] as const;
+      if (!withPolicy) {
+        await tx.insert(agents).values(run.map(base)).onConflictDoUpdate({ target: [agents.appId, agents.id], set: excludedSet(agents, columns) });
+        continue;
+      }
+      await tx
+        .insert(agents)
+        .values(
+          run.map((r) => ({
+            ...base(r),
+            bookingPolicy: overridesOf(camelCaseRules(r.booking_overrides ?? {})),
+            assignmentPriority: r.assignment_priority ?? defaultPriority,
+            assignmentWeight: r.assignment_weight ?? defaultWeight,
+          })),
+        )
+        .onConflictDoUpdate({ target: [agents.appId, agents.id], set: excludedSet(agents, [...columns, 'bookingPolicy', 'assignmentPriority', 'assignmentWeight']) });
+    }
+  },
+};
+
+/** `booking_policy`: the app's policy; the last record of a file is the one in force. */
+export const bookingPolicyImport: ImportType<typeof bookingPolicyRecord> = {
+  type: 'booking_policy',
+  schema: bookingPolicyRecord,
+  async write(tx, appId, records, now) {
+    const last = records.at(-1);
+    if (last) await writeBookingPolicy(tx, appId, camelCaseRules(last) as BookingPolicyInput, now);
   },
 };
 

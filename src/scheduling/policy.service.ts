@@ -1,11 +1,11 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
-import type { Queryable } from '../db/client.js';
-import { writeTransaction } from '../db/idempotency.js';
+import type { Queryable, Tx } from '../db/client.js';
+import { writeTransaction, type WriteContext } from '../db/idempotency.js';
 import { rowsOf } from '../db/raw.js';
 import { notFound } from '../errors/app-error.js';
 import type { RequestContext } from '../runtime.js';
 import type { AssignmentStrategy } from './assignment.js';
-import { defaultAppPolicy, defaultPriority, defaultWeight, overridesOf, type AgentBookingPolicyInput, type AppPolicy, type BookingPolicyInput } from './policy.js';
+import { appPolicyOf, defaultAppPolicy, defaultPriority, defaultWeight, overridesOf, type AgentBookingPolicyInput, type AppPolicy, type BookingPolicyInput } from './policy.js';
 import { agents, bookingPolicies, type AgentRow } from './tables.js';
 
 const MINUTE_MS = 60_000;
@@ -83,26 +83,31 @@ export function countRange(scope: PolicyScope, fromMs: number, toMs: number): { 
   return { countFromMs: fromMs - padMs, countToMs: toMs + padMs };
 }
 
-export async function getBookingPolicy(ctx: RequestContext, appId: string): Promise<AppPolicy> {
+/** What the policy writes need of a request: the CLI runs them without one. */
+export type PolicyContext = Pick<RequestContext, 'runtime'> & WriteContext;
+
+export async function getBookingPolicy(ctx: Pick<RequestContext, 'runtime'>, appId: string): Promise<AppPolicy> {
   return (await loadPolicyScope(ctx.runtime.database.db, appId)).app;
 }
 
 /** Replaces the app's policy whole: a rule left out is off. */
-export async function setBookingPolicy(ctx: RequestContext, appId: string, input: BookingPolicyInput): Promise<AppPolicy> {
-  const policy: AppPolicy = { ...defaultAppPolicy };
-  for (const [name, value] of Object.entries(input)) if (value !== undefined) Object.assign(policy, { [name]: value });
+export async function setBookingPolicy(ctx: PolicyContext, appId: string, input: BookingPolicyInput): Promise<AppPolicy> {
   const now = ctx.runtime.clock.now();
-  await writeTransaction(ctx, (tx) =>
-    tx
-      .insert(bookingPolicies)
-      .values({ appId, ...policy, updatedAt: now })
-      .onConflictDoUpdate({ target: bookingPolicies.appId, set: { ...policy, updatedAt: now } }),
-  );
+  return writeTransaction(ctx, (tx) => writeBookingPolicy(tx, appId, input, now));
+}
+
+/** setBookingPolicy inside a transaction the caller holds (the import's). */
+export async function writeBookingPolicy(tx: Tx, appId: string, input: BookingPolicyInput, now: Date): Promise<AppPolicy> {
+  const policy = appPolicyOf(input);
+  await tx
+    .insert(bookingPolicies)
+    .values({ appId, ...policy, updatedAt: now })
+    .onConflictDoUpdate({ target: bookingPolicies.appId, set: { ...policy, updatedAt: now } });
   return policy;
 }
 
 /** Replaces an agent's own rules and round-robin settings whole. */
-export async function setAgentBookingPolicy(ctx: RequestContext, appId: string, agentId: string, input: AgentBookingPolicyInput): Promise<AgentRow> {
+export async function setAgentBookingPolicy(ctx: PolicyContext, appId: string, agentId: string, input: AgentBookingPolicyInput): Promise<AgentRow> {
   return writeTransaction(ctx, async (tx) => {
     const [row] = await tx
       .update(agents)

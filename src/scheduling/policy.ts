@@ -69,6 +69,22 @@ export interface AppPolicy extends BookingRules {
 }
 export const defaultAppPolicy: AppPolicy = { ...noBookingRules, assignment: 'least_busy' };
 
+/** The policy an input sets: the rules and strategy given, the defaults for the others. */
+export function appPolicyOf(input: BookingPolicyInput): AppPolicy {
+  const policy: AppPolicy = { ...defaultAppPolicy };
+  for (const [name, value] of Object.entries(input)) if (value !== undefined) Object.assign(policy, { [name]: value });
+  return policy;
+}
+
+/**
+ * A schema's fields under their snake_case names (the import's records), same rules: an issue's
+ * path names the field as the record spells it.
+ */
+export function snakeCaseShape<T extends z.ZodRawShape>(shape: T): Record<string, T[keyof T]> {
+  return Object.fromEntries(Object.entries(shape).map(([name, schema]) => [snakeCase(name), schema])) as Record<string, T[keyof T]>;
+}
+export const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
 /** The rules given in an input: the fields present, nulls kept (a rule turned off). */
 export function overridesOf(input: Partial<Record<keyof BookingRules, unknown>>): AgentPolicyOverrides {
   const overrides: Record<string, unknown> = {};

@@ -61,6 +61,22 @@ describe('npm run cli', { timeout: 120_000 }, () => {
     expect(res.stderr).toMatch(message);
   });
 
+  it('booking-policy set replaces the policy through the mutation\'s rules, show prints it; bad values name the field', async () => {
+    const set = await cli(['booking-policy', 'set', '--app', appId, '--minimum-notice-minutes', '120', '--alignment-minutes', '15', '--assignment', 'round_robin']);
+    expect(set.code).toBe(0);
+    const policy = { minimumNoticeMinutes: 120, horizonDays: null, bufferBeforeMinutes: 0, bufferAfterMinutes: 0, maxCallsPerDay: null, maxCallsPerWeek: null, alignmentMinutes: 15, assignment: 'round_robin' };
+    expect(JSON.parse(set.stdout)).toEqual(policy);
+    const show = await cli(['booking-policy', 'show', '--app', appId]);
+    expect(JSON.parse(show.stdout)).toEqual(policy);
+    const bad = await cli(['booking-policy', 'set', '--app', appId, '--alignment-minutes', '7']);
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toBe('');
+    expect(bad.stderr).toMatch(/input\.alignmentMinutes: must divide 1440/);
+    const noAgent = await cli(['booking-policy', 'set', '--app', appId, '--agent', '00000000-0000-4000-8000-000000000009', '--weight', '5']);
+    expect(noAgent.code).toBe(1);
+    expect(noAgent.stderr).toMatch(/Agent/);
+  });
+
   it('import names the bad line and writes nothing', async () => {
     const file = path.join(dataDir, 'bad.ndjson');
     writeFileSync(file, '\n{"type":"mystery","id":"1"}\n');

@@ -50,6 +50,11 @@ describe('import: agent, availability_exception, dnd, scheduled_call', () => {
     ['a call of an agent not in the app', [importedCall(5, 50, '2026-03-09T10:00:00.000Z')], /line 1: .*not in this app/],
     ['two scheduled calls of one agent that overlap', [agent(1, 'UTC', {}), importedCall(6, 1, '2026-03-09T10:00:00.000Z', 60), importedCall(7, 1, '2026-03-09T10:30:00.000Z', 60)], /line 3: .*overlaps another scheduled call/],
     ['a cancelled call without cancelled_at', [agent(1, 'UTC', {}), importedCall(8, 1, '2026-03-09T10:00:00.000Z', 30, { status: 'cancelled' })], /line 2: invalid scheduled_call: cancelled_at/],
+    ['an agent override out of bounds', [{ ...agent(1, 'UTC', {}, 'A'), booking_overrides: { alignment_minutes: 7 } }], /line 1: invalid agent: booking_overrides\.alignment_minutes: must divide 1440/],
+    ['an agent override of an unknown rule', [{ ...agent(1, 'UTC', {}, 'A'), booking_overrides: { assignment: 'round_robin' } }], /line 1: invalid agent: booking_overrides/],
+    ['an assignment weight of 0', [{ ...agent(1, 'UTC', {}, 'A'), assignment_weight: 0 }], /line 1: invalid agent: assignment_weight/],
+    ['a booking policy with an unknown strategy, after a good agent', [agent(1, 'UTC', {}), { type: 'booking_policy', assignment: 'random' }], /line 2: invalid booking_policy: assignment/],
+    ['a booking policy horizon of 0 days', [{ type: 'booking_policy', horizon_days: 0 }], /line 1: invalid booking_policy: horizon_days/],
     ['a call with an unknown status', [agent(1, 'UTC', {}), importedCall(9, 1, '2026-03-09T10:00:00.000Z', 30, { status: 'booked' })], /line 2: invalid scheduled_call: status/],
   ];
   for (const [name, records, message] of badLines) {
@@ -60,6 +65,30 @@ describe('import: agent, availability_exception, dnd, scheduled_call', () => {
       expect(res.body.data).toEqual({ agents: [], scheduledCalls: { nodes: [] } });
     });
   }
+
+  it('agent records carry overrides, priority and weight, a booking_policy record sets the app policy, in the one transaction', async () => {
+    const tenant = await server.tenant();
+    const counts = await importRecords(server, tenant.appId, [
+      { type: 'booking_policy', minimum_notice_minutes: 60, alignment_minutes: 15, assignment: 'round_robin' },
+      { ...agent(1, 'UTC', everyDay('09:00', '17:00'), 'Ada'), booking_overrides: { max_calls_per_day: 3, alignment_minutes: null }, assignment_priority: 4, assignment_weight: 250 },
+      agent(2, 'UTC', everyDay('09:00', '17:00'), 'Bo'),
+    ]);
+    expect(counts).toEqual({ booking_policy: 1, agent: 2 });
+    const query = `query($app: UUID!) { app(appId: $app) { bookingPolicy { assignment rules { minimumNoticeMinutes alignmentMinutes } } }
+      agents(appId: $app) { id: agentId bookingOverrides assignmentPriority assignmentWeight bookingRules { maxCallsPerDay alignmentMinutes } } }`;
+    const a = api(server, tenant);
+    const res = await a.gql(query, { app: tenant.appId });
+    expect(res.body.data.app.bookingPolicy).toEqual({ assignment: 'round_robin', rules: { minimumNoticeMinutes: 60, alignmentMinutes: 15 } });
+    expect(res.body.data.agents).toEqual([
+      { id: A1, bookingOverrides: { maxCallsPerDay: 3, alignmentMinutes: null }, assignmentPriority: 4, assignmentWeight: 250, bookingRules: { maxCallsPerDay: 3, alignmentMinutes: null } },
+      { id: agentIdOf(2), bookingOverrides: {}, assignmentPriority: 2, assignmentWeight: 100, bookingRules: { maxCallsPerDay: null, alignmentMinutes: 15 } },
+    ]);
+    // An agent record without booking fields keeps the agent's; a policy record replaces the app's whole.
+    await importRecords(server, tenant.appId, [agent(1, 'UTC', everyDay('10:00', '16:00'), 'Ada'), { type: 'booking_policy' }]);
+    const again = await a.gql(query, { app: tenant.appId });
+    expect(again.body.data.app.bookingPolicy).toEqual({ assignment: 'least_busy', rules: { minimumNoticeMinutes: 0, alignmentMinutes: null } });
+    expect(again.body.data.agents[0]).toMatchObject({ bookingOverrides: { maxCallsPerDay: 3, alignmentMinutes: null }, assignmentPriority: 4, assignmentWeight: 250 });
+  });
 
   it("refuses a call id of another app's call and leaves that call alone", async () => {
     const mine = await server.tenant();
