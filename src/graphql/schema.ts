@@ -18,6 +18,7 @@ import '../sends/kinds/template.graphql.js';
 import '../sends/sends.graphql.js';
 import '../sends/sent-messages.graphql.js';
 import '../video/calls.graphql.js';
+import '../video/scheduled.graphql.js';
 import '../video/participants.graphql.js';
 import '../video/recordings.graphql.js';
 import '../webhooks/graphql.js';

@@ -431,3 +431,17 @@ export async function recordCallOutcome(
     return row!;
   });
 }
+
+/**
+ * The video call serving a scheduled call ended, inside that end's transaction: a call still
+ * `scheduled` becomes completed with its timeline and log event; any other status is left as it
+ * is (the ending itself is never refused for the booking's sake). Returns whether it moved.
+ */
+export async function completeServedCall(tx: Tx, ctx: RequestContext, appId: string, id: string, now: Date): Promise<boolean> {
+  const [call] = await tx.select().from(scheduledCalls).where(ofApp(appId, id)).for('update');
+  if (!call || call.status !== 'scheduled') return false;
+  const [row] = await tx.update(scheduledCalls).set({ status: 'completed', updatedAt: now }).where(ofApp(appId, id)).returning();
+  await cancelPendingReminders(tx, id, now);
+  await appendEvents(tx, row!, actorOf(ctx), [{ eventType: 'completed', payload: { video_call: 'ended' } }], now);
+  return true;
+}

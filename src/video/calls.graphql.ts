@@ -155,7 +155,7 @@ const VideoContactCenterInput = builder.inputType('VideoContactCenterInput', {
     }),
 });
 
-const CreateVideoCallInput = builder.inputType('CreateVideoCallInput', {
+export const CreateVideoCallInput = builder.inputType('CreateVideoCallInput', {
   description: 'A video call to create.',
   fields: (t) =>
     zodInputFields(t, createVideoCallInput, {

@@ -13,6 +13,9 @@ import { videoCalls, videoParticipants, videoRecordings, type VideoCallRow, type
 import { writeTransaction } from '../db/idempotency.js';
 import { actorOf, recordEvents } from '../events/log.js';
 import type { EventType } from '../events/types.js';
+import { pgErrorCode, UNIQUE_VIOLATION } from '../db/raw.js';
+import { scheduledCalls } from '../scheduling/tables.js';
+import { completeServedCall } from '../scheduling/calls.service.js';
 
 const list = keysetList({ name: 'video_calls', table: videoCalls, appId: videoCalls.appId, at: videoCalls.createdAt, id: videoCalls.id });
 const text = (max: number) => storableText(z.string().min(1).max(max));
@@ -165,16 +168,50 @@ const recordingRecord = (r: VideoRecordingRow) => ({
   updated_at: r.updatedAt.toISOString(),
 });
 
+/** The one insert of a video call and its video_call.created event, in the caller's transaction. */
+async function insertVideoCall(tx: Tx, ctx: RequestContext, appId: string, input: CreateVideoCallInput, now: Date, scheduledCallId: string | null = null) {
+  const [row] = await tx
+    .insert(videoCalls)
+    .values({ appId, status: 'created', ...callColumns(input), scheduledCallId, createdAt: now, updatedAt: now })
+    .returning();
+  await recordEvents(tx, appId, actorOf(ctx), [{ type: 'video_call.created', resource: videoCallRecord(row!) }], now);
+  return row!;
+}
+
 export async function createVideoCall(ctx: RequestContext, appId: string, input: CreateVideoCallInput): Promise<VideoCallRow> {
   const now = ctx.runtime.clock.now();
-  return writeTransaction(ctx, async (tx) => {
-    const [row] = await tx
-      .insert(videoCalls)
-      .values({ appId, status: 'created', ...callColumns(input), createdAt: now, updatedAt: now })
-      .returning();
-    await recordEvents(tx, appId, actorOf(ctx), [{ type: 'video_call.created', resource: videoCallRecord(row!) }], now);
-    return row!;
-  });
+  return writeTransaction(ctx, (tx) => insertVideoCall(tx, ctx, appId, input, now));
+}
+
+const servingCall = (appId: string, scheduledCallId: string) => and(eq(videoCalls.appId, appId), eq(videoCalls.scheduledCallId, scheduledCallId));
+
+/**
+ * The video call of a scheduled call, created on the first request and returned as it is on every
+ * later one. The scheduled call's row lock serializes creators; the unique link is the backstop.
+ * Only a call still `scheduled` gets one (409 otherwise); another app's call is not_found.
+ */
+export async function startScheduledCallVideo(ctx: RequestContext, appId: string, scheduledCallId: string, input: CreateVideoCallInput): Promise<VideoCallRow> {
+  const now = ctx.runtime.clock.now();
+  const existing = () => ctx.runtime.database.db.select().from(videoCalls).where(servingCall(appId, scheduledCallId)).limit(1);
+  try {
+    return await writeTransaction(ctx, async (tx) => {
+      const [call] = await tx
+        .select({ status: scheduledCalls.status })
+        .from(scheduledCalls)
+        .where(and(eq(scheduledCalls.appId, appId), eq(scheduledCalls.id, scheduledCallId)))
+        .for('update');
+      if (!call) throw notFound('Scheduled call');
+      const [linked] = await tx.select().from(videoCalls).where(servingCall(appId, scheduledCallId)).limit(1);
+      if (linked) return linked;
+      if (call.status !== 'scheduled') throw conflict(`Scheduled call ${scheduledCallId} is ${call.status}: only a scheduled call can start its video call`);
+      return insertVideoCall(tx, ctx, appId, input, now, scheduledCallId);
+    });
+  } catch (error) {
+    if (pgErrorCode(error) !== UNIQUE_VIOLATION) throw error;
+    const [winner] = await existing();
+    if (!winner) throw error;
+    return winner;
+  }
 }
 
 /** The event each provider event records; call_ended's resource is the call, the others' what `apply` wrote. */
@@ -298,12 +335,14 @@ export const callEndedArgs = z.object({ appId: z.uuid(), callId: videoFields.cal
 /** Ends the call; participants still connected leave at the same instant, so billing stops. */
 export function recordCallEnded(ctx: RequestContext, args: z.output<typeof callEndedArgs>): Promise<VideoCallRow> {
   const at = eventTime(ctx, args.at);
-  return applyEvent(ctx, args, 'call_ended', at, async (tx) => {
+  return applyEvent(ctx, args, 'call_ended', at, async (tx, call) => {
     await tx
       .update(videoParticipants)
       // Raw fragments take ISO text (postgres.js does not serialize a Date outside a column).
       .set({ leftAt: sql`greatest(${at.toISOString()}::timestamptz, ${videoParticipants.joinedAt})` })
       .where(and(eq(videoParticipants.appId, args.appId), eq(videoParticipants.callId, args.callId), isNull(videoParticipants.leftAt)));
+    // The booking this call served took place: its outcome commits with the end, or neither does.
+    if (call.scheduledCallId) await completeServedCall(tx, ctx, args.appId, call.scheduledCallId, ctx.runtime.clock.now());
     return undefined;
   });
 }

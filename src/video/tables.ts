@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { boolean, check, foreignKey, index, jsonb, pgTable, primaryKey, text, timestamp, unique, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { apps } from '../apps/tables.js';
 import { keysetInstant } from '../db/columns.js';
+import { scheduledCalls } from '../scheduling/tables.js';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
@@ -31,10 +32,14 @@ export const videoCalls = pgTable(
     ccUsePopupAuth: boolean('cc_use_popup_auth').notNull(),
     createdAt: keysetInstant('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
+    /** The scheduled call this video call serves, or null; kept here so both lookups are one indexed query. */
+    scheduledCallId: uuid('scheduled_call_id').references(() => scheduledCalls.id, { onDelete: 'set null' }),
   },
   (t) => [
     // A constraint, not an index, so it exists before the foreign keys that reference it.
     unique('video_calls_app_id_key').on(t.appId, t.id),
+    // One video call per scheduled call: concurrent creators meet here and the loser reads the winner.
+    unique('video_calls_scheduled_call_key').on(t.appId, t.scheduledCallId),
     // Keyset order of videoCalls (created_at desc, id desc), with and without the status filter.
     // Ascending on purpose, as for messages: a backward scan serves ORDER BY ... DESC.
     index('video_calls_app_created_idx').on(t.appId, t.createdAt, t.id),

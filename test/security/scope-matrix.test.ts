@@ -83,7 +83,7 @@ beforeAll(async () => {
   ).addAvailabilityException.id;
   const call = async (hour: number) =>
     (await ownerGql(`mutation($app: UUID!, $input: CreateScheduledCallInput!) { createScheduledCall(appId: $app, input: $input) { id: callId } }`, { input: booking(hour) })).createScheduledCall.id as string;
-  for (const [name, hour] of [['call', 7], ['callToUpdate', 8], ['callToCancel', 9], ['callForOutcome', 10], ['restCall', 11], ['restCallToUpdate', 12], ['restCallToCancel', 13]] as const) f[name] = await call(hour);
+  for (const [name, hour] of [['call', 7], ['callToUpdate', 8], ['callToCancel', 9], ['callForOutcome', 10], ['restCall', 11], ['restCallToUpdate', 12], ['restCallToCancel', 13], ['callForVideo', 16]] as const) f[name] = await call(hour);
   const video = async () => (await ownerGql(`mutation($app: UUID!, $cc: VideoContactCenterInput!) { createVideoCall(appId: $app, input: { presetId: "p", contactcenter: $cc }) { callId } }`, { cc: contactcenter })).createVideoCall.callId as string;
   for (const name of ['video', 'videoJoin', 'videoLeave', 'videoEnd', 'videoRecording']) f[name] = await video();
   // A participant leaves, and a recording starts, only on a call someone has joined.
@@ -359,6 +359,11 @@ const gqlCases: Record<string, GqlCase> = {
     variables: () => ({ id: f.callForOutcome }),
     // A booking cannot be made in the past, and an outcome waits for the call to start.
     expect: refused(200, 'conflict'),
+  },
+  'Mutation.startScheduledCallVideo': {
+    query: 'mutation($app: UUID!, $id: UUID!, $cc: VideoContactCenterInput!) { startScheduledCallVideo(appId: $app, callId: $id, input: { presetId: "p", contactcenter: $cc }) { callId } }',
+    variables: () => ({ id: f.callForVideo, cc: contactcenter }),
+    expect: ok(),
   },
   'Mutation.recordVideoCallEnded': { query: 'mutation($app: UUID!, $id: UUID!) { recordVideoCallEnded(appId: $app, callId: $id) { callId } }', variables: () => ({ id: f.videoEnd }), expect: ok() },
   'Mutation.recordVideoParticipantJoined': {

@@ -1,0 +1,3 @@
+ALTER TABLE "video_calls" ADD COLUMN "scheduled_call_id" uuid;--> statement-breakpoint
+ALTER TABLE "video_calls" ADD CONSTRAINT "video_calls_scheduled_call_id_scheduled_calls_id_fk" FOREIGN KEY ("scheduled_call_id") REFERENCES "public"."scheduled_calls"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "video_calls" ADD CONSTRAINT "video_calls_scheduled_call_key" UNIQUE("app_id","scheduled_call_id");
