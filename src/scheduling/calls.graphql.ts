@@ -151,7 +151,7 @@ builder.queryField('scheduledCalls', (t) =>
       fromUtc: t.arg({ type: 'DateTime', description: 'Calls starting at or after this instant.' }),
       toUtc: t.arg({ type: 'DateTime', description: 'Calls starting before this instant.' }),
       guestEmail: t.arg.string({ description: guestEmailFilter, validate: { schema: schedulingFields.guestEmailFilter } }),
-      guestPhone: t.arg.string({ description: guestPhoneFilter, validate: { schema: schedulingFields.guestPhone } }),
+      guestPhone: t.arg.string({ description: guestPhoneFilter, validate: { schema: schedulingFields.guestPhoneFilter } }),
       filter: t.arg({ type: ScheduledCallFilter, description: 'The filters as one input; not together with the separate filter arguments.' }),
     },
     resolve: (_root, args, ctx) => listScheduledCalls(ctx, listArgs(callListArgs, args, 'invalid_request')),

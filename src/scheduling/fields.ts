@@ -12,6 +12,10 @@ import { weeklyHoursSchema } from './working-hours.js';
 const text = (max: number) => storableText(z.string().trim().min(1).max(max));
 const nullable = <S extends z.ZodType>(schema: S) => schema.nullish().transform((v) => v ?? null);
 const optional = <S extends z.ZodType>(schema: S) => schema.nullish().transform((v) => v ?? undefined);
+// Checked after trimming, so it ends on a non-space: then the pattern the API document states
+// accepts exactly what the trimmed check does.
+const phonePattern = /^\+?[0-9][0-9 ()-]{2,29}[0-9()-]$/;
+const phoneMessage = 'must be a phone number, e.g. +447700900123';
 
 /**
  * A phone number as the service compares phones: its digits, without the leading `+` and the
@@ -87,7 +91,7 @@ export const schedulingFields = {
   stepMinutes: z.number().int().min(1).max(1440),
   bufferMinutes: z.number().int().min(0).max(1440),
   guestName: text(200),
-  guestPhone: z.string().trim().regex(/^\+?[0-9][0-9 ()-]{3,30}$/, 'must be a phone number, e.g. +447700900123'),
+  guestPhone: z.string().trim().regex(phonePattern, phoneMessage),
   guestEmail: z.email().max(320),
   bookingSource: text(100),
   guestIntakeNotes: storableText(z.string().max(5000)),
@@ -97,8 +101,10 @@ export const schedulingFields = {
   /** A PATCH merges it into the stored metadata: a null value removes its key. */
   metadataPatch: metadataObject(metadataValue.nullable()),
   answers: z.array(bookingAnswer).max(ANSWERS_MAX),
-  /** A list filter: matched case-insensitively. */
-  guestEmailFilter: storableText(z.string().trim().min(1).max(320)),
+  /** A list filter: matched case-insensitively. Not trimmed, so the lengths the API document
+   *  states are exactly the ones applied. */
+  guestEmailFilter: storableText(z.string().min(1).max(320)),
+  guestPhoneFilter: z.string().trim().regex(phonePattern, phoneMessage),
   status: z.enum(callStatuses),
   outcome: z.enum(['completed', 'no_show']),
   first: pageSize,
@@ -166,7 +172,7 @@ export const callListArgs = z.object({
   toUtc: optional(z.date()),
   guestEmail: optional(f.guestEmailFilter),
   // Compared by its digits, so +44 7700 900123 finds a call booked with +447700900123.
-  guestPhone: optional(f.guestPhone.transform(phoneDigits)),
+  guestPhone: optional(f.guestPhoneFilter.transform(phoneDigits)),
 });
 export type CallListArgs = z.output<typeof callListArgs>;
 
