@@ -41,7 +41,7 @@ builder.mutationField('revokeToken', (t) =>
     description: 'Revokes an access token of the calling client (RFC 7009: succeeds even for an invalid token). Scope: oauth:revoke.',
     authScopes: { scope: 'oauth:revoke' },
     extensions: { validationErrorType: 'invalid_request' },
-    args: { token: t.arg.string({ description: 'The access token to revoke.', required: true, validate: { schema: z.string().trim().min(1, 'Required') } }) },
+    args: { token: t.arg.string({ description: 'The access token to revoke.', required: true, validate: { schema: z.string().min(1, 'Required').regex(/\S/, 'Required') } }) },
     resolve: async (_root, args, ctx) => {
       await revokeToken(ctx, args.token);
       return true;
