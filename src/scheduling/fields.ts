@@ -35,7 +35,7 @@ export type ScheduledCallStatus = (typeof callStatuses)[number];
 export const finalStatuses: readonly ScheduledCallStatus[] = ['cancelled', 'completed', 'no_show'];
 
 // A call's metadata: flat key-value pairs for the caller's own use (a CRM id, a campaign), bounded
-// like Stripe's metadata so that one call can never hold more than about 27 KB of it.
+// like Stripe's metadata, so what one call can hold of it is bounded.
 export const METADATA_MAX_KEYS = 50;
 export const METADATA_KEY_MAX_LENGTH = 40;
 export const METADATA_VALUE_MAX_LENGTH = 500;
