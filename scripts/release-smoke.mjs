@@ -1,10 +1,11 @@
 // The second half of scripts/release-smoke.sh, run inside the pruned production install: starts
 // `node dist/src/main.js` on a fresh PostgreSQL database and Redis, then over HTTP a token, a REST
-// list, a GraphQL query, a live timeline event after a PATCH, and CLI commands from dist/.
+// list, a GraphQL query, a live timeline event after a PATCH, and CLI commands from dist/; then
+// `npm start`'s default, the embedded database with the demo app, from the banner to a REST list.
 // Built-in modules and production dependencies only: nothing else is installed here.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -111,6 +112,49 @@ async function awaitEvent(response, predicate, timeoutMs) {
   }
 }
 
+/**
+ * `npm start`'s default: no DATABASE_URL, an embedded database under DATA_DIR and a demo app whose
+ * credentials the banner prints. The banner's client gets a token and reads the demo's messages.
+ */
+async function smokeEmbedded() {
+  const [embeddedPort, embeddedVideoPort] = [await freePort(), await freePort()];
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'sb-smoke-pglite-'));
+  const embeddedEnv = { ...env, PORT: String(embeddedPort), VIDEO_PORT: String(embeddedVideoPort), DATA_DIR: dataDir, DEMO: '1', LOG_LEVEL: 'info' };
+  delete embeddedEnv.DATABASE_URL;
+  delete embeddedEnv.REDIS_URL;
+  const child = spawn(process.execPath, ['dist/src/main.js'], { env: embeddedEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += d));
+  const exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+  const embeddedBase = `http://127.0.0.1:${embeddedPort}`;
+  try {
+    let banner;
+    for (let i = 0; i < 240 && !banner; i++) {
+      const early = await Promise.race([exited, new Promise((r) => setTimeout(() => r(undefined), 250))]);
+      check(early === undefined, `the embedded server exited with ${early}: ${output}`);
+      banner = /client id:\s+(\S+)\s+client secret:\s+(\S+)/.exec(output);
+    }
+    check(banner, `no demo banner within 60 s: ${output}`);
+    const res = await fetch(`${embeddedBase}/api/v1/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ grant_type: 'client_credentials', client_id: banner[1], client_secret: banner[2] }),
+    });
+    const token = (await res.json()).data?.access_token;
+    check(res.status === 200 && token, `embedded token: ${res.status}`);
+    const appId = /app id:\s+(\S+)/.exec(output)?.[1];
+    const list = await fetch(`${embeddedBase}/api/v1/analytics/${appId}/messages?limit=2`, { headers: { authorization: `Bearer ${token}` } });
+    const body = await list.json();
+    check(list.status === 200 && body.data?.length === 2, `embedded GET messages: ${list.status} ${JSON.stringify(body)}`);
+  } finally {
+    child.kill('SIGTERM');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+    if (child.exitCode === null) child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
 let server;
 let serverLog = '';
@@ -201,6 +245,9 @@ try {
   writeFileSync(file, `${JSON.stringify({ type: 'agent', id: randomUUID(), name: 'Imported agent', timezone: 'Europe/London', working_hours: everyDay })}\n`);
   const imported = cli(['import', '--app', appId, file], { viaNpm: true });
   check(imported.agent === 1, `import printed ${JSON.stringify(imported)}, not {"agent":1}`);
+
+  step('node dist/src/main.js on embedded PGlite with the demo app (the npm start default)');
+  await smokeEmbedded();
 
   process.stdout.write(`release smoke: every check passed in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 } catch (error) {
