@@ -66,7 +66,7 @@ function documentationProblems(file: string, markdown: string, repoRoot = root):
   const problems: string[] = [];
   const name = path.relative(repoRoot, file);
   // Documents the repository does not carry, linked or only named (in code spans too).
-  for (const [mention] of markdown.matchAll(/\b(?:SPEC|DESIGN)\.md\b|\.\.\/shared\b/g)) problems.push(`${name} mentions ${mention}, which is not in the repository`);
+  for (const [mention] of markdown.matchAll(/\b(?:SPEC|DESIGN|PITFALLS)(?:\.md)?\b|\.\.\/shared\b/g)) problems.push(`${name} mentions ${mention}, which is not in the repository`);
   for (const target of linkTargets(markdown)) {
     if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue; // https:, mailto: …: a page on the web, not a file
     const [pathPart, anchor] = target.split('#', 2) as [string, string | undefined];
@@ -111,6 +111,7 @@ describe('README.md and docs/', () => {
       'docs/example.md links ../../shared/SPEC.md, outside the repository',
     ]);
     expect(problems('as `DESIGN.md` section 7 says')).toEqual(['docs/example.md mentions DESIGN.md, which is not in the repository']);
+    expect(problems('as DESIGN section 2 says')).toEqual(['docs/example.md mentions DESIGN, which is not in the repository']);
     expect(problems('[up](../../README.md)')).toEqual(['docs/example.md links ../../README.md, outside the repository']);
     expect(problems('![shot](screenshots/missing.png)')).toEqual(['docs/example.md links screenshots/missing.png: no such file']);
     expect(problems('[ref]: ./nowhere.md')).toEqual(['docs/example.md links ./nowhere.md: no such file']);
