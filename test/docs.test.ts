@@ -10,6 +10,9 @@ import { describe, expect, it } from 'vitest';
 const root = path.resolve(import.meta.dirname, '..');
 const README_MAX_LINES = 300;
 
+/** Design notes kept beside the repository, not in it: a clone has none of them. */
+const OUTSIDE_DOCUMENTS = /\b(?:SPEC|DESIGN|PITFALLS)(?:\.md)?\b|\.\.\/shared\b/g;
+
 /** README.md and every Markdown file under docs/. */
 function documentationFiles(dir = root): string[] {
   const files = [path.join(dir, 'README.md')];
@@ -66,7 +69,7 @@ function documentationProblems(file: string, markdown: string, repoRoot = root):
   const problems: string[] = [];
   const name = path.relative(repoRoot, file);
   // Documents the repository does not carry, linked or only named (in code spans too).
-  for (const [mention] of markdown.matchAll(/\b(?:SPEC|DESIGN|PITFALLS)(?:\.md)?\b|\.\.\/shared\b/g)) problems.push(`${name} mentions ${mention}, which is not in the repository`);
+  for (const [mention] of markdown.matchAll(OUTSIDE_DOCUMENTS)) problems.push(`${name} mentions ${mention}, which is not in the repository`);
   for (const target of linkTargets(markdown)) {
     if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue; // https:, mailto: …: a page on the web, not a file
     const [pathPart, anchor] = target.split('#', 2) as [string, string | undefined];
@@ -93,6 +96,22 @@ describe('README.md and docs/', () => {
     const files = documentationFiles();
     expect(files.length).toBeGreaterThan(1);
     const problems = files.flatMap((file) => documentationProblems(file, readFileSync(file, 'utf8')));
+    expect(problems).toEqual([]);
+  });
+
+  it('no source, test, script, benchmark or migration names a document the repository lacks', () => {
+    const self = path.relative(root, import.meta.filename);
+    const problems: string[] = [];
+    const walk = (folder: string) => {
+      for (const entry of readdirSync(folder, { withFileTypes: true })) {
+        const full = path.join(folder, entry.name);
+        if (entry.isDirectory()) walk(full);
+        else if (/\.(ts|mts|mjs|js|sh|sql)$/.test(entry.name) && path.relative(root, full) !== self) {
+          for (const [mention] of readFileSync(full, 'utf8').matchAll(OUTSIDE_DOCUMENTS)) problems.push(`${path.relative(root, full)} mentions ${mention}`);
+        }
+      }
+    };
+    for (const folder of ['src', 'test', 'bench', 'scripts', 'migrations']) walk(path.join(root, folder));
     expect(problems).toEqual([]);
   });
 
