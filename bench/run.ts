@@ -187,8 +187,8 @@ async function runScenario(
   else if (row.service.errors > 0) row.notes.push('errors include timeouts (10 s) and non-2xx answers');
   if (floorRounds.length > 0) {
     row.floor = medianOf(floorRounds);
-    // Paired: the machine's speed drifts over minutes (a 2x swing in the floor's own CPU per
-    // request was seen), so each round's two runs, seconds apart, are compared with each other.
+    // Paired: the machine's speed drifts over minutes, so each round's two runs, seconds apart,
+    // are compared with each other.
     row.ratio = median(serviceRounds.map((s, i) => (floorRounds[i]!.rps > 0 ? s.rps / floorRounds[i]!.rps : 0)));
   }
   if (row.rate !== undefined) {
@@ -248,8 +248,8 @@ function loadOptions(base: string, req: HttpRequest, duration: number, connectio
 /**
  * Warm-up until throughput settles: slices of BENCH_WARMUP seconds until one is within 5% of the
  * one before (at most 8). A freshly started process (the first scenario of a storage, service and
- * floor alike) is still compiling its hot paths and filling its connection pool after 2 s: the
- * floor's first scenario measured at half its later speed, which flattered the service's ratio.
+ * floor alike) is still compiling its hot paths and filling its connection pool after one slice;
+ * measured then, the floor's first scenario would look slow and flatter the service's ratio.
  */
 async function settle(pin: ReturnType<typeof pinning>, options: Parameters<typeof load>[1]): Promise<void> {
   const slices = [(await load(pin, options)).rps];

@@ -1,4 +1,4 @@
--- Message search (DESIGN section 6): case-insensitive substring over five fields. A trigram
+-- Message search: case-insensitive substring over five fields. A trigram
 -- GIN index serves ILIKE '%term%' on each column; the planner ORs the per-column bitmaps
 -- and ANDs them with the app_id index. A custom migration because the extension must exist
 -- before the index; drizzle-kit does not track this index, so it never proposes to drop it.

@@ -1,4 +1,4 @@
--- No double booking, by construction (DESIGN section 7): two `scheduled` calls of one agent
+-- No double booking, by construction: two `scheduled` calls of one agent
 -- never overlap. Concurrent creates or reschedules into one slot: exactly one commits, the
 -- others fail with exclusion_violation (23P01), which the service reports as 409 conflict.
 -- btree_gist lets the GiST index compare the uuid columns with `=`.

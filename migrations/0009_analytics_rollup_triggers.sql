@@ -6,7 +6,7 @@
 -- campaign or direction subtracts it there and adds it here; one that changes none of those
 -- nets to zero and writes nothing), groups them, and adds them to the rollup rows in key order
 -- (a fixed lock order: concurrent writers cannot deadlock on each other's rollup rows).
--- The funnel is DESIGN section 6 (src/analytics/funnel.ts): outbound messages only;
+-- The funnel is the one of src/analytics/funnel.ts: outbound messages only;
 -- sent = {sent, delivered, read}, delivered = {delivered, read}, read, failed; cost = sum.
 
 -- No writer may change messages between the triggers appearing and the backfill below.

@@ -10,6 +10,9 @@ import { describe, expect, it } from 'vitest';
 const root = path.resolve(import.meta.dirname, '..');
 const README_MAX_LINES = 300;
 
+/** Design notes kept beside the repository, not in it: a clone has none of them. */
+const OUTSIDE_DOCUMENTS = /\b(?:SPEC|DESIGN|PITFALLS)(?:\.md)?\b|\.\.\/shared\b/g;
+
 /** README.md and every Markdown file under docs/. */
 function documentationFiles(dir = root): string[] {
   const files = [path.join(dir, 'README.md')];
@@ -66,7 +69,7 @@ function documentationProblems(file: string, markdown: string, repoRoot = root):
   const problems: string[] = [];
   const name = path.relative(repoRoot, file);
   // Documents the repository does not carry, linked or only named (in code spans too).
-  for (const [mention] of markdown.matchAll(/\b(?:SPEC|DESIGN)\.md\b|\.\.\/shared\b/g)) problems.push(`${name} mentions ${mention}, which is not in the repository`);
+  for (const [mention] of markdown.matchAll(OUTSIDE_DOCUMENTS)) problems.push(`${name} mentions ${mention}, which is not in the repository`);
   for (const target of linkTargets(markdown)) {
     if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue; // https:, mailto: …: a page on the web, not a file
     const [pathPart, anchor] = target.split('#', 2) as [string, string | undefined];
@@ -96,6 +99,22 @@ describe('README.md and docs/', () => {
     expect(problems).toEqual([]);
   });
 
+  it('no source, test, script, benchmark or migration names a document the repository lacks', () => {
+    const self = path.relative(root, import.meta.filename);
+    const problems: string[] = [];
+    const walk = (folder: string) => {
+      for (const entry of readdirSync(folder, { withFileTypes: true })) {
+        const full = path.join(folder, entry.name);
+        if (entry.isDirectory()) walk(full);
+        else if (/\.(ts|mts|mjs|js|sh|sql)$/.test(entry.name) && path.relative(root, full) !== self) {
+          for (const [mention] of readFileSync(full, 'utf8').matchAll(OUTSIDE_DOCUMENTS)) problems.push(`${path.relative(root, full)} mentions ${mention}`);
+        }
+      }
+    };
+    for (const folder of ['src', 'test', 'bench', 'scripts', 'migrations']) walk(path.join(root, folder));
+    expect(problems).toEqual([]);
+  });
+
   it(`README.md is at most ${README_MAX_LINES} lines`, () => {
     const lines = readFileSync(path.join(root, 'README.md'), 'utf8').split('\n');
     if (lines.at(-1) === '') lines.pop();
@@ -111,6 +130,7 @@ describe('README.md and docs/', () => {
       'docs/example.md links ../../shared/SPEC.md, outside the repository',
     ]);
     expect(problems('as `DESIGN.md` section 7 says')).toEqual(['docs/example.md mentions DESIGN.md, which is not in the repository']);
+    expect(problems('as DESIGN section 2 says')).toEqual(['docs/example.md mentions DESIGN, which is not in the repository']);
     expect(problems('[up](../../README.md)')).toEqual(['docs/example.md links ../../README.md, outside the repository']);
     expect(problems('![shot](screenshots/missing.png)')).toEqual(['docs/example.md links screenshots/missing.png: no such file']);
     expect(problems('[ref]: ./nowhere.md')).toEqual(['docs/example.md links ./nowhere.md: no such file']);

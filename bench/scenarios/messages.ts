@@ -100,9 +100,8 @@ export const graphqlMessagesPage: Scenario = {
 /**
  * The unfiltered page at an offered load, not at saturation: with 32 connections kept busy, each
  * request waits behind the others (p50 is about 32 ÷ req/s by Little's law), so latency there
- * measures the queue. About half of what either server reaches on this page on a 2-core machine
- * (PostgreSQL 500 req/s, PGlite 150; BENCH_PACED_RATE sets both), over at most the same 32
- * connections, measures the page itself under load.
+ * measures the queue. An offered rate well under either server's saturation (`rate` below;
+ * BENCH_PACED_RATE sets both), over at most the same 32 connections, measures the page itself.
  */
 export const messagesPagePaced: Scenario = {
   ...messagesPage,

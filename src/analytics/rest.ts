@@ -1,16 +1,6 @@
 import { validationFailed, type ErrorDetail } from '../errors/app-error.js';
 import { defineRoute, withMeta, type RestRoute } from '../rest/adapter.js';
-
-interface Connection<T> {
-  limit: number;
-  pageInfo: { hasNextPage: boolean; endCursor: string | null };
-  nodes: T[];
-}
-
-/** The list envelope: data, meta.timestamp, pagination { limit, hasMore, nextCursor }. */
-const listEnvelope = <T>(page: Connection<T>) => ({
-  body: withMeta(page.nodes, { pagination: { limit: page.limit, hasMore: page.pageInfo.hasNextPage, nextCursor: page.pageInfo.endCursor } }),
-});
+import { listEnvelope, type Connection } from '../rest/list.js';
 
 // A message as a list item: the sixteen list fields, in the REST API's snake_case.
 export const messageListFields = `

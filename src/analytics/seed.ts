@@ -38,8 +38,8 @@ const COPY_ROWS = 100_000;
 export interface SeedOptions {
   db: Db;
   /**
-   * `db` is PostgreSQL through postgres.js: messages then go in with COPY (text format), many
-   * times faster than INSERTs. Otherwise (PGlite) one INSERT per batch.
+   * `db` is PostgreSQL through postgres.js: messages then go in with COPY (text format), one
+   * stream instead of a statement per batch. Otherwise (PGlite) one INSERT per batch.
    */
   copy?: boolean;
   appId: string;

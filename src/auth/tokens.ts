@@ -22,7 +22,7 @@ export interface AuthContext {
 interface SwitchboardClaims extends JWTPayload {
   scope: string;
   apps: string[];
-  /** RFC 9068; tokens signed before it was added lack it, and `sub` names the client there too. */
+  /** RFC 9068; optional on verify: a token without it is read by `sub`, which names the client too. */
   client_id?: string;
 }
 

@@ -27,6 +27,9 @@ export function errorResponse(error: AppError, requestId?: string, clock?: Clock
 /** The video host's envelope: `{ ok: false, error: { type, message } }`. */
 export const videoErrorEnvelope = (error: AppError) => ({ ok: false, error: { type: error.type, message: error.message } });
 
+/** The standard OAuth endpoints' error (RFC 6749 5.2): the protocol's code and a description. */
+export const oauthErrorBody = (code: string, description: string) => ({ error: code, error_description: description });
+
 /** A GraphQL response carrying one error, for what the GraphQL listener answers before the schema runs. */
 export const graphqlErrorBody = (error: AppError) => ({
   errors: [{ message: error.message, extensions: { code: error.type, ...(error.details ? { details: error.details } : {}) } }],

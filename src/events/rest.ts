@@ -1,10 +1,5 @@
-import { defineRoute, withMeta, type RestRoute } from '../rest/adapter.js';
-
-interface Connection<T> {
-  limit: number;
-  pageInfo: { hasNextPage: boolean; endCursor: string | null };
-  nodes: T[];
-}
+import { defineRoute, type RestRoute } from '../rest/adapter.js';
+import { listEnvelope, type Connection } from '../rest/list.js';
 
 // GET /events/{appId}: the event log as the other v1 lists page (data, meta, pagination), oldest
 // first; `after` is an event id, so a receiver resumes from the last event it handled.
@@ -19,8 +14,6 @@ export const eventRoutes: RestRoute[] = [
         nodes { id: eventId type occurred_at: occurredAt actor_type: actorType actor_id: actorId resource }
       }
     }`,
-    respond: (data) => ({
-      body: withMeta(data.events.nodes, { pagination: { limit: data.events.limit, hasMore: data.events.pageInfo.hasNextPage, nextCursor: data.events.pageInfo.endCursor } }),
-    }),
+    respond: (data) => listEnvelope(data.events),
   }),
 ];

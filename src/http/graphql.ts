@@ -199,8 +199,8 @@ const renderBundledGraphiQL = async (options: GraphiQLOptions) => (await import(
 
 /**
  * yoga's parse and validation caches, bounded by bytes as well as entries: its default holds
- * 1,024 documents whatever their size, and a parsed tree weighs 30-70 bytes a character of its
- * text. Validation results are kept per parsed document (a WeakMap), so they go with it, and
+ * 1,024 documents whatever their size, and a parsed tree is many times the size of its text
+ * (AST_BYTES_PER_CHAR errs on the large side). Validation results are kept per parsed document (a WeakMap), so they go with it, and
  * so do graphql-jit's compiled queries (useCompiledExecution).
  */
 export function documentCaches(config: Pick<Config, 'GRAPHQL_DOCUMENT_CACHE_ENTRIES' | 'GRAPHQL_DOCUMENT_CACHE_BYTES'>) {

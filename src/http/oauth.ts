@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Context, Hono } from 'hono';
 import { authenticateClient, issueToken, revokeTokenOf } from '../auth/access-tokens.js';
 import { scopes } from '../auth/scopes.js';
+import { oauthErrorBody } from '../errors/envelope.js';
 import { toAppError } from '../graphql/errors.js';
 import { gatewayRoutes } from '../rest/routes.js';
 import { parseBasic, sourceAddress, TOKEN_BODY_MAX_BYTES } from '../rest/token-route.js';
@@ -140,14 +141,14 @@ const answer = (c: Context<HttpEnv>, body: unknown, status: number, headers: Rec
   c.json(body, status as 200, { 'Cache-Control': 'no-store', Pragma: 'no-cache', ...headers });
 
 const errorAnswer = (c: Context<HttpEnv>, error: OAuthError) =>
-  answer(c, { error: error.error, error_description: error.message }, error.status, error.headers);
+  answer(c, oauthErrorBody(error.error, error.message), error.status, error.headers);
 
 /** Methods other than POST: 405 with Allow, in the endpoint's own error format. */
 const postOnly = (c: Context<HttpEnv>) => errorAnswer(c, new OAuthError('invalid_request', 405, 'Use POST', { Allow: 'POST' }));
 
 export function mountStandardOAuth(app: Hono<HttpEnv>, runtime: Runtime): void {
   app.get(OAUTH_METADATA_PATH, (c) => c.json(authorizationServerMetadata(baseUrl(c, runtime)), 200, { 'Cache-Control': 'no-cache' }));
-  app.all(OAUTH_METADATA_PATH, (c) => c.json({ error: 'invalid_request', error_description: 'Use GET' }, 405, { Allow: 'GET' }));
+  app.all(OAUTH_METADATA_PATH, (c) => c.json(oauthErrorBody('invalid_request', 'Use GET'), 405, { Allow: 'GET' }));
 
   app.post(OAUTH_TOKEN_PATH, async (c) => {
     let viaBasic = false;

@@ -67,7 +67,7 @@ export interface RestRoute<TData = Record<string, unknown>> {
   headers?: Record<string, string>;
   /**
    * What an Idempotency-Key reused with another request answers: 422 idempotency_key_reused by
-   * default; the send path keeps the 409 conflict it has always answered.
+   * default; the send path answers 409 conflict.
    */
   reusedKey?: 'conflict';
   /**

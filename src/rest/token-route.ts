@@ -50,8 +50,8 @@ export async function tokenHandler(c: HonoContext<HttpEnv>): Promise<Response> {
 
 /**
  * A token request is a few hundred bytes; one announcing more than TOKEN_BODY_MAX_BYTES is
- * answered 413 before its body is read or parsed (the 1 MiB limit of other paths was a megabyte
- * of JSON parsed per unauthenticated request). A chunked body is held to 1 MiB by the listener
+ * answered 413 before its body is read or parsed (the 1 MiB limit of other paths would let an
+ * unauthenticated caller have a megabyte of JSON parsed per request). A chunked body is held to 1 MiB by the listener
  * and its fields to their lengths.
  */
 export const TOKEN_BODY_MAX_BYTES = 16 * 1024;

@@ -1,4 +1,5 @@
 import { defineRoute, type RestRoute } from '../rest/adapter.js';
+import { pagination, type Connection } from '../rest/list.js';
 
 // The scheduling paths, through the schema. Their responses carry only `data` (no `meta`).
 
@@ -24,15 +25,9 @@ function toCallBody(call: CallRecord): Record<string, unknown> {
   return rest;
 }
 
-interface Connection<T> {
-  limit: number;
-  pageInfo: { hasNextPage: boolean; endCursor: string | null };
-  nodes: T[];
-}
-
 export const schedulingRoutes: RestRoute[] = [
   // `explain=true` answers from availabilityExplained, the same engine with every rejected
-  // candidate and why; without it the document runs availability alone, as it always has.
+  // candidate and why; without it the document runs availability alone.
   defineRoute<{ availability?: { slots: unknown[] }; explained?: { slots: unknown[]; rejected: unknown[] } }>({
     method: 'GET',
     path: '/video/:appId/availability',
@@ -107,10 +102,7 @@ export const schedulingRoutes: RestRoute[] = [
       }
     }`,
     respond: ({ scheduledCalls: page }) => ({
-      body: {
-        data: page.nodes.map(toCallBody),
-        pagination: { limit: page.limit, hasMore: page.pageInfo.hasNextPage, nextCursor: page.pageInfo.endCursor },
-      },
+      body: { data: page.nodes.map(toCallBody), pagination: pagination(page) },
     }),
   }),
 ];

@@ -43,7 +43,7 @@ export const agents = pgTable(
 );
 
 // An app's booking policy: the rules of every agent without an override. No row: every rule off
-// and least_busy assignment, the service as it was before policies.
+// and least_busy assignment.
 export const bookingPolicies = pgTable(
   'booking_policies',
   {

@@ -48,7 +48,7 @@ function pathOf(node: JsonNode, base: readonly PropertyKey[], last?: PropertyKey
  * its path below `path`, and one where it nests deeper than MAX_JSON_DEPTH (not looked into):
  * free-form JSON (metadata, a Flow's data) is written to jsonb as given. A loop, not recursion,
  * linear in the size of the value: a deeply nested body must neither overflow the stack here nor
- * hold the event loop (a path copied at each of 30,000 levels took 5 s).
+ * hold the event loop (copying the path at each level would make it quadratic).
  */
 export function unstorableTextIssues(value: unknown, path: PropertyKey[] = []): { path: PropertyKey[]; message: string; code: 'invalid_format' | 'too_big' }[] {
   const found: { path: PropertyKey[]; message: string; code: 'invalid_format' | 'too_big' }[] = [];

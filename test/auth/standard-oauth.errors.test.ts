@@ -144,7 +144,7 @@ describe('bounded inputs', () => {
   });
 });
 
-describe('scope and app_id errors on /api/v1/oauth/token (SPEC envelope)', () => {
+describe('scope and app_id errors on /api/v1/oauth/token (the v1 error envelope)', () => {
   it('400 invalid_request naming scope for a scope the client lacks', async () => {
     const res = await request(`${server.url}/api/v1/oauth/token`, { json: { ...good(), scope: 'messages:read campaigns:read' } });
     expect(res.status).toBe(400);

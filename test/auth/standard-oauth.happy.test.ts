@@ -62,7 +62,7 @@ describe('POST /oauth/token (RFC 6749)', () => {
 });
 
 describe('scope and app_id on the v1 endpoint', () => {
-  it('narrows scopes in the SPEC envelope, whose data keeps its three fields', async () => {
+  it('narrows scopes in the v1 envelope, whose data keeps its three fields', async () => {
     const res = await request(`${server.url}/api/v1/oauth/token`, {
       json: { grant_type: 'client_credentials', client_id: tenant.clientId, client_secret: tenant.clientSecret, scope: 'messages:read' },
     });

@@ -54,7 +54,7 @@ function expectOneLineRefusal(res: { code: number; stdout: string; stderr: strin
 
 describe('start-up with a bad setting', () => {
   // Every case through loadConfig; the way a refusal reaches the user (one line, exit 1) through
-  // the real processes for a few, since each spawn loads the sources through tsx (5-7 s).
+  // the real processes for a few, since each spawn loads the sources through tsx, which is slow.
   it.each(bad)('loadConfig refuses %s with a one-line ConfigError naming the variable', (_name, env, message) => {
     let error: unknown;
     try {

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/time/clock.js';
 import { gql, request } from '../helpers/http.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
 import { flowBody, newPhone, send, userWrote } from '../sends/fixtures.js';
 import { booking, futureDay, keyedTenant, keysOf, SUBSCRIBE, SUBSCRIPTIONS } from './fixtures.js';
@@ -107,11 +106,7 @@ describe('Idempotency-Key on GraphQL mutations (the header on POST /graphql)', (
 
 describe('a replay carries the first answer as it was, meta.timestamp included', () => {
   const clock = fixedClock(new Date());
-  let own: TestServer;
-  beforeAll(async () => {
-    own = await startTestServer({}, { clock });
-  });
-  afterAll(() => own?.close());
+  const { server: own } = useServer({ clock });
 
   it('POST /oauth/revoke replayed a minute later keeps the first meta.timestamp', async () => {
     const tenant = await own.tenant();
