@@ -63,6 +63,19 @@ const call: JsonSchema = {
   additionalProperties: false,
 };
 
+/** callResource(): the call in the event log, every field present, none as null. */
+const { dependentRequired: _pairs, ...callFields } = call;
+const callResource: JsonSchema = {
+  ...callFields,
+  description: 'The call after the change; `cancelled_at` and `cancellation_reason` null until cancelled, the reason null when none was given.',
+  properties: {
+    ...(call.properties as Record<string, JsonSchema>),
+    cancelled_at: { type: ['string', 'null'], format: 'date-time' },
+    cancellation_reason: { type: ['string', 'null'], minLength: 1 },
+  },
+  required: [...(call.required as string[]), 'cancelled_at', 'cancellation_reason'],
+};
+
 /** eventRecord(): the timeline event, as GET scheduled-calls/{id} lists it. */
 const event: JsonSchema = {
   type: 'object',
@@ -269,14 +282,14 @@ const resourceOf: Record<Exclude<EventType, 'webhook_endpoint.disabled'>, string
   'message.status_updated': 'WebhookMessage',
   'message.send_failed': 'WebhookSendFailure',
   'flow.completed': 'WebhookFlowCompletion',
-  'scheduled_call.created': 'WebhookScheduledCall',
-  'scheduled_call.rescheduled': 'WebhookScheduledCall',
-  'scheduled_call.assigned': 'WebhookScheduledCall',
-  'scheduled_call.updated': 'WebhookScheduledCall',
-  'scheduled_call.cancelled': 'WebhookScheduledCall',
-  'scheduled_call.reminder': 'WebhookScheduledCall',
-  'scheduled_call.completed': 'WebhookScheduledCall',
-  'scheduled_call.no_show': 'WebhookScheduledCall',
+  'scheduled_call.created': 'WebhookScheduledCallResource',
+  'scheduled_call.rescheduled': 'WebhookScheduledCallResource',
+  'scheduled_call.assigned': 'WebhookScheduledCallResource',
+  'scheduled_call.updated': 'WebhookScheduledCallResource',
+  'scheduled_call.cancelled': 'WebhookScheduledCallResource',
+  'scheduled_call.reminder': 'WebhookScheduledCallResource',
+  'scheduled_call.completed': 'WebhookScheduledCallResource',
+  'scheduled_call.no_show': 'WebhookScheduledCallResource',
   'video_call.created': 'WebhookVideoCall',
   'video_call.participant_joined': 'WebhookVideoParticipant',
   'video_call.participant_left': 'WebhookVideoParticipant',
@@ -303,6 +316,7 @@ const eventRecordData = (type: keyof typeof resourceOf): JsonSchema => ({
 /** Schemas the webhooks section refers to, for components.schemas. */
 export const webhookSchemas: Record<string, JsonSchema> = {
   WebhookScheduledCall: call,
+  WebhookScheduledCallResource: callResource,
   WebhookTimelineEvent: event,
   WebhookReminder: reminder,
   WebhookEndpoint: endpoint,

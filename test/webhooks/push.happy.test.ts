@@ -159,7 +159,9 @@ describe('subscriptions by pattern', () => {
       const byType = Object.fromEntries(received.map((b) => [b.type, b.data as any]));
       expect(byType['message.received'].resource).toMatchObject({ provider_to: null, direction: 'inbound', status: 'received' });
       expect(byType['video_call.participant_left'].resource).toMatchObject({ video_call_id: videoId, provider_participant_id: 'g-1', left_at: expect.any(String) });
-      expect(byType['scheduled_call.cancelled'].resource).toMatchObject({ id: call.id, status: 'cancelled' });
+      // Every field of the call, none as null: not yet cancelled, or cancelled without a reason.
+      expect(byType['scheduled_call.created'].resource).toMatchObject({ id: call.id, cancelled_at: null, cancellation_reason: null });
+      expect(byType['scheduled_call.cancelled'].resource).toMatchObject({ id: call.id, status: 'cancelled', cancelled_at: expect.any(String), cancellation_reason: null });
     } finally {
       await all.close();
     }
