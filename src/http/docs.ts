@@ -72,6 +72,7 @@ export function mountDocs(app: Hono<HttpEnv>, v1: Hono<HttpEnv>, runtime: Runtim
   app.get(docs.path, (c) => c.html(page));
   app.all(docs.path, methodNotAllowed(docs.methods));
   app.get(docsInit.path, (c) => c.body(init, 200, { 'content-type': 'text/javascript; charset=utf-8' }));
+  app.all(docsInit.path, methodNotAllowed(docsInit.methods));
   // Read and compressed once per file (a closed set), then served from memory by ETag.
   const compressed = new Map<string, Promise<CompressedAsset>>();
   app.get(docsAssets.path, async (c) => {
@@ -87,4 +88,5 @@ export function mountDocs(app: Hono<HttpEnv>, v1: Hono<HttpEnv>, runtime: Runtim
       throw error;
     }
   });
+  app.all(docsAssets.path, methodNotAllowed(docsAssets.methods));
 }

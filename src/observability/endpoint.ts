@@ -1,6 +1,7 @@
 import type { Hono } from 'hono';
 import type { HttpEnv } from '../web/hono-env.js';
 import type { Runtime } from '../runtime.js';
+import { methodNotAllowed } from '../errors/envelope.js';
 import { replicaLag } from '../db/replica.js';
 import { collectProcessMetrics, dbPoolMax, dbQueries, dbReplicaBehind, dbReplicaLag, dbReplicaUp, registry, sseConnections } from './metrics.js';
 
@@ -40,4 +41,6 @@ async function recordReplicaLag(runtime: Runtime): Promise<void> {
 export function mountMetrics(app: Hono<HttpEnv>, runtime: Runtime, path: string): void {
   collectProcessMetrics();
   app.get(path, async (c) => c.body(await renderMetrics(runtime), 200, { 'content-type': registry.contentType }));
+  // Another method is a 405 with Allow (RFC 9110), as on every other path, not a 404.
+  app.all(path, methodNotAllowed(['GET']));
 }

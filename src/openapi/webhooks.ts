@@ -1,6 +1,9 @@
 import { ANSWER_MAX_LENGTH, ANSWERS_MAX, actorTypes, callStatuses, METADATA_KEY_MAX_LENGTH, METADATA_MAX_KEYS, QUESTION_MAX_LENGTH, timelineEventTypes } from '../scheduling/fields.js';
 import { reminderOffsets } from '../scheduling/timeline.js';
 import { eventTypes, type EventType } from '../events/types.js';
+import { messageStatuses } from '../analytics/filters.js';
+import { sendKinds } from '../sends/service.js';
+import { callStatuses as videoCallStatuses, participantRoles, recordingStatuses } from '../video/lifecycle.js';
 import { subscriptionStatuses } from '../webhooks/service.js';
 import { deliveryTypes, PING_TYPE, webhookTypeOf } from '../webhooks/patterns.js';
 import type { JsonSchema } from './graphql-schema.js';
@@ -58,6 +61,19 @@ const call: JsonSchema = {
     'guest_intake_notes', 'metadata', 'answers', 'scheduled_at', 'duration_minutes', 'app_timezone', 'status', 'created_at'],
   dependentRequired: { cancelled_at: ['cancellation_reason'], cancellation_reason: ['cancelled_at'] },
   additionalProperties: false,
+};
+
+/** callResource(): the call in the event log, every field present, none as null. */
+const { dependentRequired: _pairs, ...callFields } = call;
+const callResource: JsonSchema = {
+  ...callFields,
+  description: 'The call after the change; `cancelled_at` and `cancellation_reason` null until cancelled, the reason null when none was given.',
+  properties: {
+    ...(call.properties as Record<string, JsonSchema>),
+    cancelled_at: { type: ['string', 'null'], format: 'date-time' },
+    cancellation_reason: { type: ['string', 'null'], minLength: 1 },
+  },
+  required: [...(call.required as string[]), 'cancelled_at', 'cancellation_reason'],
 };
 
 /** eventRecord(): the timeline event, as GET scheduled-calls/{id} lists it. */
@@ -139,21 +155,178 @@ const endpoint: JsonSchema = {
   additionalProperties: false,
 };
 
+const endpointRef = { $ref: '#/components/schemas/WebhookEndpoint' };
+
+const nullableText = { type: ['string', 'null'] };
+const nullableInstant = { type: ['string', 'null'], format: 'date-time' };
+
+/** messageRecord() of src/sends/service.ts: none is null here (the v1 REST answers keep `""`). */
+const messageResource: JsonSchema = {
+  type: 'object',
+  description: 'The message after the change.',
+  properties: {
+    id: text,
+    source: text,
+    destination: text,
+    provider_from: { ...nullableText, minLength: 1, description: 'Sender number at the provider; null when unknown.' },
+    provider_to: { ...nullableText, minLength: 1, description: 'Recipient number at the provider; null when unknown.' },
+    channel: text,
+    direction: { type: 'string', enum: ['inbound', 'outbound'] },
+    message_type: text,
+    user_phone: text,
+    conversation_key: text,
+    provider_message_id: text,
+    status: { type: 'string', enum: [...messageStatuses] },
+    sent_at: nullableInstant,
+    delivered_at: nullableInstant,
+    read_at: nullableInstant,
+    failed_at: nullableInstant,
+    error_message: nullableText,
+    created_at: instant,
+  },
+  additionalProperties: false,
+};
+messageResource.required = Object.keys(messageResource.properties as object);
+
+/** The refused send of message.send_failed: nothing was stored, so no message id. */
+const sendFailure: JsonSchema = {
+  type: 'object',
+  description: 'The send the provider refused; nothing was stored.',
+  properties: { to: text, kind: { type: 'string', enum: [...sendKinds] }, error_message: text },
+  required: ['to', 'kind', 'error_message'],
+  additionalProperties: false,
+};
+
+/** flow.completed: the send that opened the Flow and the inbound reply that answered it. */
+const flowCompletion: JsonSchema = {
+  type: 'object',
+  properties: {
+    message_id: { ...text, description: 'The send that opened the Flow.' },
+    flow_token: text,
+    reply_message_id: { ...text, description: 'The inbound message that answered it.' },
+    response: { type: 'object', description: "The Flow's answers, as the provider sent them." },
+    replied_at: instant,
+  },
+  required: ['message_id', 'flow_token', 'reply_message_id', 'response', 'replied_at'],
+  additionalProperties: false,
+};
+
+/** videoCallRecord() of src/video/service.ts: without participants and recordings, which have their own events. */
+const videoCall: JsonSchema = {
+  type: 'object',
+  description: 'The video call after the change.',
+  properties: {
+    id: uuid,
+    app_id: uuid,
+    status: { type: 'string', enum: [...videoCallStatuses] },
+    preset_id: text,
+    title: nullableText,
+    description: nullableText,
+    metadata: { type: ['object', 'null'] },
+    host_name: nullableText,
+    guest_name: nullableText,
+    provider: {
+      type: ['object', 'null'],
+      properties: { name: text, meeting_id: nullableText },
+      required: ['name', 'meeting_id'],
+      additionalProperties: false,
+    },
+    contactcenter: {
+      type: 'object',
+      properties: { conversation_id: text, cc_host_origin: text, cc_target_env: text, cc_lang_tag: text, cc_use_popup_auth: { type: 'boolean' } },
+      required: ['conversation_id', 'cc_host_origin', 'cc_target_env', 'cc_lang_tag', 'cc_use_popup_auth'],
+      additionalProperties: false,
+    },
+    created_at: instant,
+    updated_at: instant,
+  },
+  additionalProperties: false,
+};
+videoCall.required = Object.keys(videoCall.properties as object);
+
+/** participantRecord(): one session of a participant (a rejoin is a new one). */
+const participant: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: uuid,
+    video_call_id: uuid,
+    provider_participant_id: text,
+    role: { type: 'string', enum: [...participantRoles] },
+    name: text,
+    joined_at: instant,
+    left_at: nullableInstant,
+  },
+  required: ['id', 'video_call_id', 'provider_participant_id', 'role', 'name', 'joined_at', 'left_at'],
+  additionalProperties: false,
+};
+
+/** recordingRecord(). */
+const recording: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: uuid,
+    video_call_id: uuid,
+    provider_archive_id: text,
+    status: { type: 'string', enum: [...recordingStatuses] },
+    url: nullableText,
+    created_at: instant,
+    updated_at: instant,
+  },
+  required: ['id', 'video_call_id', 'provider_archive_id', 'status', 'url', 'created_at', 'updated_at'],
+  additionalProperties: false,
+};
+
+/** The resource each catalogue type of the event log records (src/events/log.ts callers). */
+const resourceOf: Record<Exclude<EventType, 'webhook_endpoint.disabled'>, string> = {
+  'message.received': 'WebhookMessage',
+  'message.status_updated': 'WebhookMessage',
+  'message.send_failed': 'WebhookSendFailure',
+  'flow.completed': 'WebhookFlowCompletion',
+  'scheduled_call.created': 'WebhookScheduledCallResource',
+  'scheduled_call.rescheduled': 'WebhookScheduledCallResource',
+  'scheduled_call.assigned': 'WebhookScheduledCallResource',
+  'scheduled_call.updated': 'WebhookScheduledCallResource',
+  'scheduled_call.cancelled': 'WebhookScheduledCallResource',
+  'scheduled_call.reminder': 'WebhookScheduledCallResource',
+  'scheduled_call.completed': 'WebhookScheduledCallResource',
+  'scheduled_call.no_show': 'WebhookScheduledCallResource',
+  'video_call.created': 'WebhookVideoCall',
+  'video_call.participant_joined': 'WebhookVideoParticipant',
+  'video_call.participant_left': 'WebhookVideoParticipant',
+  'video_call.ended': 'WebhookVideoCall',
+  'recording.updated': 'WebhookVideoRecording',
+};
+
+/** appEventRecord() of src/events/log.ts: the event as the events path lists it, its resource typed. */
+const eventRecordData = (type: keyof typeof resourceOf): JsonSchema => ({
+  type: 'object',
+  description: "The event as the app's event log holds it (GET /events/{appId} lists the same record).",
+  properties: {
+    id: { ...uuid, description: 'The event id (UUIDv7): deduplicate on it, resume the events path after it.' },
+    type: { type: 'string', const: type },
+    occurred_at: instant,
+    actor_type: { type: 'string', enum: ['client', 'system'] },
+    actor_id: { ...text, description: 'The client id for a change made through the API; `system` otherwise.' },
+    resource: { $ref: `#/components/schemas/${resourceOf[type]}`, description: 'What the event is about, as it is after the change.' },
+  },
+  required: ['id', 'type', 'occurred_at', 'actor_type', 'actor_id', 'resource'],
+  additionalProperties: false,
+});
+
 /** Schemas the webhooks section refers to, for components.schemas. */
 export const webhookSchemas: Record<string, JsonSchema> = {
   WebhookScheduledCall: call,
+  WebhookScheduledCallResource: callResource,
   WebhookTimelineEvent: event,
   WebhookReminder: reminder,
   WebhookEndpoint: endpoint,
+  WebhookMessage: messageResource,
+  WebhookSendFailure: sendFailure,
+  WebhookFlowCompletion: flowCompletion,
+  WebhookVideoCall: videoCall,
+  WebhookVideoParticipant: participant,
+  WebhookVideoRecording: recording,
 };
-
-const endpointRef = { $ref: '#/components/schemas/WebhookEndpoint' };
-
-/** `data` of the event log's types: the resource the event is about, as it is after the change. */
-const resourceData = (resource: string): JsonSchema => ({
-  type: 'object',
-  description: `The event's record in the app's event log: the ${resource} as it is after the change.`,
-});
 
 /** Catalogue types: a summary each, and the data of those whose body the webhooks side builds. */
 const catalogue: Record<EventType, { summary: string; data?: JsonSchema }> = {
@@ -224,7 +397,7 @@ export function webhooksSection(): Record<string, unknown> {
   for (const type of eventTypes) {
     const { summary, data } = catalogue[type];
     const group = type.slice(0, type.indexOf('.'));
-    entries.push({ type, summary, body: message(type, data ?? resourceData(group.replace('_', ' '))), sent: selected(type, `\`${type}\`, \`${group}.*\` or \`*\``) });
+    entries.push({ type, summary, body: message(type, data ?? eventRecordData(type as keyof typeof resourceOf)), sent: selected(type, `\`${type}\`, \`${group}.*\` or \`*\``) });
   }
   entries.push({
     type: PING_TYPE,

@@ -4,7 +4,7 @@ import type { Queryable, Tx } from '../db/client.js';
 import { recordEvents, type Actor } from '../events/log.js';
 import { announceEvents } from '../realtime/timeline-bus.js';
 import { loader, type RequestContext } from '../runtime.js';
-import { callRecord, enqueueWebhooks } from '../webhooks/outbox.js';
+import { callResource, enqueueWebhooks } from '../webhooks/outbox.js';
 import { scheduledCallEvents, scheduledCallReminders, scheduledCalls, type ScheduledCallEventRow, type ScheduledCallRow } from './tables.js';
 
 export { actorOf, type Actor } from '../events/log.js';
@@ -41,7 +41,7 @@ export async function appendEvents(
   await enqueueWebhooks(tx, call.appId, rows);
   // Writers pass the call as written; a caller naming it by id has it read back in the transaction.
   const written = 'scheduledAt' in call ? call : (await tx.select().from(scheduledCalls).where(and(eq(scheduledCalls.appId, call.appId), eq(scheduledCalls.id, call.id))))[0];
-  const resource = written ? callRecord(written) : null;
+  const resource = written ? callResource(written) : null;
   await recordEvents(tx, call.appId, actor, events.map((e) => ({ type: `scheduled_call.${e.eventType}` as const, resource })), at);
   return rows;
 }

@@ -35,6 +35,15 @@ export function callRecord(call: ScheduledCallRow): Record<string, unknown> {
   };
 }
 
+/**
+ * A scheduled call as the app event log records it: every field, none as null. The scheduled.*
+ * webhooks keep callRecord(), the REST record field for field (SPEC types the reason a string).
+ */
+export function callResource(call: ScheduledCallRow): Record<string, unknown> {
+  const { cancelled_at: _at, cancellation_reason: _reason, ...fields } = callRecord(call);
+  return { ...fields, cancelled_at: call.cancelledAt?.toISOString() ?? null, cancellation_reason: call.cancellationReason };
+}
+
 /** A scheduled call's timeline event as the REST API returns it, snake_case. */
 export const eventRecord = (event: ScheduledCallEventRow) => ({
   id: event.id,

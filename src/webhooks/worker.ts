@@ -13,7 +13,7 @@ import { webhookDeliveries as deliveryMetric, webhookSendsInFlight } from '../ob
 import { scheduledCallReminders, scheduledCalls } from '../scheduling/tables.js';
 import { systemClock } from '../time/clock.js';
 import { recordEvents, systemActor } from '../events/log.js';
-import { callRecord, enqueueMessages, reminderRecord } from './outbox.js';
+import { callRecord, callResource, enqueueMessages, reminderRecord } from './outbox.js';
 import { disableEndpoint, type DisableCause } from './service.js';
 import { assertPublicUrl, guardedLookup, UnsafeUrlError } from './ssrf.js';
 import { webhookDeliveries, webhookSubscriptions, type WebhookDeliveryRow, type WebhookSubscriptionRow } from './tables.js';
@@ -433,7 +433,7 @@ export class WebhookWorker {
           .map((r) => ({ type: 'scheduled.reminder' as const, at: now, data: { call: callRecord(callById.get(r.callId)!), reminder: reminderRecord(r) } }));
         deliveries += await enqueueMessages(tx, appId, messages);
         const sent = live.filter((r) => r.appId === appId);
-        await recordEvents(tx, appId, systemActor, sent.map((r) => ({ type: 'scheduled_call.reminder', resource: callRecord(callById.get(r.callId)!) })), now);
+        await recordEvents(tx, appId, systemActor, sent.map((r) => ({ type: 'scheduled_call.reminder', resource: callResource(callById.get(r.callId)!) })), now);
       }
       if (live.length > 0) this.options.logger.debug({ reminders: live.length, deliveries }, 'reminders dispatched');
       return live.length;

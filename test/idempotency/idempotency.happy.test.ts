@@ -69,6 +69,22 @@ describe('Idempotency-Key on REST writes: a retry gets the first answer and runs
     expect(sent.body.data).toHaveLength(1);
   });
 
+  it('POST /messaging/{appId}/inbound replays its first answer; another body with the key is 422', async () => {
+    const tenant = await server.tenant();
+    const url = `${server.url}/api/v1/messaging/${tenant.appId}/inbound`;
+    const json = { type: 'message', id: `wamid.keyed.${Date.now()}`, from: newPhone(), text: 'hi' };
+    const first = await request(url, { token: tenant.accessToken, json, headers: { 'Idempotency-Key': 'inbound-1' } });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    const again = await request(url, { token: tenant.accessToken, json: { text: 'hi', from: json.from, id: json.id, type: 'message' }, headers: { 'Idempotency-Key': 'inbound-1' } });
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    const other = await request(url, { token: tenant.accessToken, json: { ...json, text: 'another' }, headers: { 'Idempotency-Key': 'inbound-1' } });
+    expect(other.status).toBe(422);
+    expect(other.body.error.type).toBe('idempotency_key_reused');
+  });
+
   it('a key is kept once the request ran: its row is completed with the answer', async () => {
     const t = await keyedTenant(server);
     await t.create(booking(futureDay(33, 10)), 'kept-1');
@@ -101,6 +117,29 @@ describe('Idempotency-Key on GraphQL mutations (the header on POST /graphql)', (
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body).toEqual(first.body);
     expect(await t.calls()).toHaveLength(1);
+  });
+});
+
+describe('Idempotency-Key on the video mutations', () => {
+  it('createVideoCall and a provider event run once with a key; the replays are the first answers', async () => {
+    const tenant = await server.tenant();
+    const cc = { conversationId: 'c', ccHostOrigin: 'https://cc.example', ccTargetEnv: 'e', ccLangTag: 'en', ccUsePopupAuth: false };
+    const create = `mutation($app: UUID!, $cc: VideoContactCenterInput!) { createVideoCall(appId: $app, input: { presetId: "p", contactcenter: $cc }) { callId } }`;
+    const first = await gql(server.url, tenant.accessToken, create, { app: tenant.appId, cc }, { 'Idempotency-Key': 'video-1' });
+    expect(first.body.errors).toBeUndefined();
+    const again = await gql(server.url, tenant.accessToken, create, { app: tenant.appId, cc }, { 'Idempotency-Key': 'video-1' });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    const call = first.body.data.createVideoCall.callId;
+    // Without a key a second join of a connected participant is 409; with the key it is the replay.
+    const join = `mutation($app: UUID!, $call: UUID!) { recordVideoParticipantJoined(appId: $app, callId: $call, providerParticipantId: "g-1", role: participant, name: "G") { callId status } }`;
+    const joined = await gql(server.url, tenant.accessToken, join, { app: tenant.appId, call }, { 'Idempotency-Key': 'join-1' });
+    expect(joined.body.errors).toBeUndefined();
+    const rejoined = await gql(server.url, tenant.accessToken, join, { app: tenant.appId, call }, { 'Idempotency-Key': 'join-1' });
+    expect(rejoined.headers.get('idempotent-replayed')).toBe('true');
+    expect(rejoined.body).toEqual(joined.body);
+    const events = await request(`${server.url}/api/v1/events/${tenant.appId}?types=video_call.*`, { token: tenant.accessToken });
+    expect(events.body.data.map((e: { type: string }) => e.type)).toEqual(['video_call.created', 'video_call.participant_joined']);
   });
 });
 
