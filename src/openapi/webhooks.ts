@@ -277,7 +277,7 @@ const recording: JsonSchema = {
 };
 
 /** The resource each catalogue type of the event log records (src/events/log.ts callers). */
-const resourceOf: Record<Exclude<EventType, 'webhook_endpoint.disabled'>, string> = {
+const resourceOf: Record<EventType, string> = {
   'message.received': 'WebhookMessage',
   'message.status_updated': 'WebhookMessage',
   'message.send_failed': 'WebhookSendFailure',
@@ -295,6 +295,7 @@ const resourceOf: Record<Exclude<EventType, 'webhook_endpoint.disabled'>, string
   'video_call.participant_left': 'WebhookVideoParticipant',
   'video_call.ended': 'WebhookVideoCall',
   'recording.updated': 'WebhookVideoRecording',
+  'webhook_endpoint.disabled': 'WebhookEndpointDisabling',
 };
 
 /** appEventRecord() of src/events/log.ts: the event as the events path lists it, its resource typed. */
@@ -326,6 +327,17 @@ export const webhookSchemas: Record<string, JsonSchema> = {
   WebhookVideoCall: videoCall,
   WebhookVideoParticipant: participant,
   WebhookVideoRecording: recording,
+  WebhookEndpointDisabling: {
+    type: 'object',
+    description: 'The endpoint as it is after the service disabled it, and why.',
+    properties: {
+      endpoint: endpointRef,
+      reason: { type: 'string', enum: ['gone', 'consecutive_failures'], description: 'gone: it answered 410; consecutive_failures: that many deliveries in a row failed after all their attempts.' },
+      consecutive_failures: { type: 'integer', minimum: 1 },
+    },
+    required: ['endpoint', 'reason'],
+    additionalProperties: false,
+  },
 };
 
 /** Catalogue types: a summary each, and the data of those whose body the webhooks side builds. */
@@ -347,19 +359,7 @@ const catalogue: Record<EventType, { summary: string; data?: JsonSchema }> = {
   'video_call.participant_left': { summary: 'A participant left a video call' },
   'video_call.ended': { summary: 'A video call ended' },
   'recording.updated': { summary: 'A recording changed state (for example, became available)' },
-  'webhook_endpoint.disabled': {
-    summary: 'The service disabled a webhook endpoint of the app',
-    data: {
-      type: 'object',
-      properties: {
-        endpoint: endpointRef,
-        reason: { type: 'string', enum: ['gone', 'consecutive_failures'], description: 'gone: it answered 410; consecutive_failures: that many deliveries in a row failed after all their attempts.' },
-        consecutive_failures: { type: 'integer', minimum: 1 },
-      },
-      required: ['endpoint', 'reason'],
-      additionalProperties: false,
-    },
-  },
+  'webhook_endpoint.disabled': { summary: 'The service disabled a webhook endpoint of the app' },
 };
 
 const pingData: JsonSchema = {
@@ -397,7 +397,7 @@ export function webhooksSection(): Record<string, unknown> {
   for (const type of eventTypes) {
     const { summary, data } = catalogue[type];
     const group = type.slice(0, type.indexOf('.'));
-    entries.push({ type, summary, body: message(type, data ?? eventRecordData(type as keyof typeof resourceOf)), sent: selected(type, `\`${type}\`, \`${group}.*\` or \`*\``) });
+    entries.push({ type, summary, body: message(type, data ?? eventRecordData(type)), sent: selected(type, `\`${type}\`, \`${group}.*\` or \`*\``) });
   }
   entries.push({
     type: PING_TYPE,

@@ -37,7 +37,7 @@ export function callRecord(call: ScheduledCallRow): Record<string, unknown> {
 
 /**
  * A scheduled call as the app event log records it: every field, none as null. The scheduled.*
- * webhooks keep callRecord(), the REST record field for field (SPEC types the reason a string).
+ * webhooks keep callRecord(), the REST record field for field (the v1 contract types the reason as a string).
  */
 export function callResource(call: ScheduledCallRow): Record<string, unknown> {
   const { cancelled_at: _at, cancellation_reason: _reason, ...fields } = callRecord(call);

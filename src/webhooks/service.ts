@@ -15,6 +15,7 @@ import { isSubscriptionPattern, MAX_SUBSCRIPTION_PATTERNS, PING_TYPE, SUBSCRIPTI
 import { assertPublicUrl, UnsafeUrlError } from './ssrf.js';
 import { webhookDeliveries, webhookSubscriptions, type WebhookDeliveryRow, type WebhookSubscriptionRow } from './tables.js';
 import { keyedTransaction, type KeyClaim } from '../db/idempotency.js';
+import { recordEvents, systemActor } from '../events/log.js';
 
 // Webhook subscriptions of an app and the deliveries made to them.
 
@@ -195,19 +196,25 @@ export type DisableCause = { reason: 'gone' } | { reason: 'consecutive_failures'
 export const disabledReasonOf = (cause: DisableCause) =>
   cause.reason === 'gone' ? 'the endpoint answered 410 Gone' : `${cause.failures} deliveries in a row failed after all their attempts`;
 
+/** What `webhook_endpoint.disabled` records: the endpoint after the change and why, as a code. */
+export const disablingRecord = (row: WebhookSubscriptionRow, cause: DisableCause) => ({
+  endpoint: subscriptionRecord(row),
+  reason: cause.reason,
+  ...(cause.reason === 'consecutive_failures' ? { consecutive_failures: cause.failures } : {}),
+});
+
 /**
  * The service gives up on an endpoint (a 410, or too many failed deliveries in a row): disabled
- * with its reason, and `webhook_endpoint.disabled` queued for the app's other subscribed
- * endpoints in the same transaction. Undefined when it is gone or was already disabled.
+ * with its reason, and `webhook_endpoint.disabled` recorded in the app's event log in the same
+ * transaction, which queues it for the app's other subscribed endpoints. Undefined when it is
+ * gone or was already disabled.
  */
 export async function disableEndpoint(tx: Tx, target: { appId: string; id: string }, cause: DisableCause, now: Date): Promise<WebhookSubscriptionRow | undefined> {
   const [current] = await tx.select({ status: webhookSubscriptions.status }).from(webhookSubscriptions).where(subscriptionOf(target.appId, target.id)).for('update');
   if (current?.status !== 'active') return undefined;
   const row = await applySubscriptionStatus(tx, target, { status: 'disabled', disabledReason: disabledReasonOf(cause) }, now);
   if (!row) return undefined;
-  await enqueueMessages(tx, target.appId, [
-    { type: 'webhook_endpoint.disabled', at: now, data: { endpoint: subscriptionRecord(row), reason: cause.reason, ...(cause.reason === 'consecutive_failures' ? { consecutive_failures: cause.failures } : {}) } },
-  ]);
+  await recordEvents(tx, target.appId, systemActor, [{ type: 'webhook_endpoint.disabled', resource: disablingRecord(row, cause) }], now);
   return row;
 }
 

@@ -240,7 +240,8 @@ describe('the document is precise', () => {
     // Every catalogue type, each legacy scheduled.* type and the test delivery.
     for (const type of [...eventTypes, 'scheduled.cancelled', 'scheduled.reminder', 'webhook.ping']) expect(doc.webhooks[type]?.post, type).toBeDefined();
     const disabled = doc.webhooks['webhook_endpoint.disabled'].post.requestBody.content['application/json'].schema;
-    expect(disabled.properties.data.properties.reason.enum).toEqual(['gone', 'consecutive_failures']);
+    expect(disabled.properties.data.properties.resource.$ref).toBe('#/components/schemas/WebhookEndpointDisabling');
+    expect(doc.components.schemas.WebhookEndpointDisabling.properties.reason.enum).toEqual(['gone', 'consecutive_failures']);
     const cancelled = doc.webhooks['scheduled.cancelled'].post;
     expect(cancelled.parameters.map((p: any) => p.name)).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
     expect(cancelled.requestBody.content['application/json'].schema.properties.type.const).toBe('scheduled.cancelled');

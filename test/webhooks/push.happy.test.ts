@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { enqueueMessages } from '../../src/webhooks/outbox.js';
 import { webhookSubscriptions } from '../../src/webhooks/tables.js';
 import { checkWebhookContract } from '../helpers/contract.js';
-import { gql } from '../helpers/http.js';
+import { gql, request } from '../helpers/http.js';
 import type { Tenant, TestServer } from '../helpers/server.js';
 import { futureDay } from '../scheduling/fixtures.js';
 import { booking, deliveriesOf, DELIVERIES, schedulingTenant, secondsAfter, startReceiver, verifyAt, webhookTestBed, type Receiver } from './fixtures.js';
@@ -293,8 +293,16 @@ describe('endpoints that keep failing', () => {
       checkWebhookContract(m!.headers, m!.body);
       expect(verifyAt(watcher.secret, m!)).toMatchObject({
         type: 'webhook_endpoint.disabled',
-        data: { reason: 'consecutive_failures', consecutive_failures: 2, endpoint: { id: bad.id, status: 'disabled', disabled_reason: '2 deliveries in a row failed after all their attempts' } },
+        data: {
+          type: 'webhook_endpoint.disabled',
+          actor_type: 'system',
+          resource: { reason: 'consecutive_failures', consecutive_failures: 2, endpoint: { id: bad.id, status: 'disabled', disabled_reason: '2 deliveries in a row failed after all their attempts' } },
+        },
       });
+      // The same event in the app's event log, under the id the delivery carried.
+      const logged = await request(`${server.url}/api/v1/events/${tenant.appId}?types=webhook_endpoint.*`, { token: tenant.accessToken });
+      expect(logged.status).toBe(200);
+      expect(logged.body.data).toEqual([(verifyAt(watcher.secret, m!) as { data: unknown }).data]);
       // Nothing more goes to the disabled endpoint.
       await announce(tenant.appId, [{ type: 'message.received', at: secondsAfter(t1, 4), data: { n: 3 } }]);
       await run(secondsAfter(t1, 5));
@@ -341,7 +349,7 @@ describe('endpoints that keep failing', () => {
       await run(secondsAfter(at, 1));
       expect(verifyAt(watcher.secret, receiver.received[0]!)).toMatchObject({
         type: 'webhook_endpoint.disabled',
-        data: { reason: 'gone', endpoint: { id: sub.id, disabled_reason: 'the endpoint answered 410 Gone' } },
+        data: { resource: { reason: 'gone', endpoint: { id: sub.id, disabled_reason: 'the endpoint answered 410 Gone' } } },
       });
     } finally {
       await gone.close();
