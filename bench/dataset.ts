@@ -107,7 +107,7 @@ async function schedulingThere(dataset: Dataset): Promise<boolean> {
 }
 
 async function analyze(dataset: Dataset): Promise<void> {
-  const tables = 'analyze agents, availability_exceptions, dnd_windows, scheduled_calls, scheduled_call_events, scheduled_call_reminders';
+  const tables = 'analyze agents, availability_exceptions, dnd_windows, scheduled_calls, app_events, scheduled_call_reminders';
   if (dataset.kind === 'postgres') {
     const sql = postgres(dataset.databaseUrl!, { max: 1, onnotice: () => {} });
     await sql.unsafe(tables);

@@ -21,11 +21,10 @@ export async function createRuntime(config: Config, logger: Logger, options: { c
     registerDatabaseTimeZones(rowsOf<{ name: string }>(await database.db.execute(sql`select name from pg_timezone_names`)).map((r) => r.name));
     const keys = await loadSigningKeys(database.db, config.JWT_PRIVATE_JWK, keyGraceSeconds(config));
     const keyRefresh = watchSigningKeys(database.db, keys, config, logger);
-    const timeline = new TimelineBus(database, logger);
-    await timeline.start();
-    // One set of stream caps for both kinds of stream.
-    const events = new EventBus(database, logger, timeline.streams);
+    // One LISTEN for the event log; call timelines are views of it, sharing its stream caps.
+    const events = new EventBus(database, logger);
     await events.start();
+    const timeline = new TimelineBus(events);
     return {
       config,
       logger,
@@ -69,7 +68,6 @@ function watchSigningKeys(db: Runtime['database']['db'], keys: SigningKeys, conf
 export async function closeRuntime(runtime: Runtime): Promise<void> {
   clearInterval(runtime.keyRefresh);
   await runtime.eventPruning.stop();
-  await runtime.timeline.close();
   await runtime.events.close();
   // Undelivered webhooks stay in the outbox for the next start.
   await runtime.webhooks.stop();

@@ -21,9 +21,9 @@ export interface Runtime {
   keys: SigningKeys;
   tokens: TokenSettings;
   rateLimits: RateLimits;
-  /** Scheduled-call timeline events of every instance, for this instance's subscribers. */
+  /** Scheduled-call timelines of every instance, for this instance's subscribers: a view of `events`. */
   timeline: TimelineBus;
-  /** App event logs of every instance, for this instance's `events` subscribers (sharing the timeline's stream caps). */
+  /** App event logs of every instance, for this instance's `events` and timeline subscribers (one set of stream caps). */
   events: EventBus;
   /** Deletes events past EVENT_RETENTION_DAYS (events/prune.ts). */
   eventPruning: Pruning;

@@ -1,4 +1,4 @@
-import { inArray, lt, sql } from 'drizzle-orm';
+import { and, inArray, isNull, lt, sql } from 'drizzle-orm';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import type { Logger } from '../log.js';
@@ -12,11 +12,15 @@ export const PRUNE_BATCH = 1000;
 const PRUNE_BATCHES_PER_RUN = 50;
 const PRUNE_EVERY_MS = 10 * 60_000;
 
-/** Deletes events older than `cutoff`, oldest first, in bounded batches; returns how many. */
+/**
+ * Deletes events older than `cutoff`, oldest first, in bounded batches; returns how many. Events
+ * with a subject (those of a scheduled call, its timeline) stay for the subject's life; the pull
+ * API and the events subscription show only the retention window whatever is stored.
+ */
 export async function pruneEvents(db: Db, cutoff: Date, batches = PRUNE_BATCHES_PER_RUN, stopped: () => boolean = () => false): Promise<number> {
   let deleted = 0;
   for (let i = 0; i < batches && !stopped(); i++) {
-    const oldest = db.select({ id: appEvents.id }).from(appEvents).where(lt(appEvents.occurredAt, cutoff)).orderBy(appEvents.occurredAt).limit(PRUNE_BATCH);
+    const oldest = db.select({ id: appEvents.id }).from(appEvents).where(and(isNull(appEvents.subjectId), lt(appEvents.occurredAt, cutoff))).orderBy(appEvents.occurredAt).limit(PRUNE_BATCH);
     const rows = await db.delete(appEvents).where(inArray(appEvents.id, oldest)).returning({ one: sql`1` });
     deleted += rows.length;
     if (rows.length < PRUNE_BATCH) break;

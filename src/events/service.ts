@@ -1,4 +1,4 @@
-import { and, asc, count, eq, gt, inArray } from 'drizzle-orm';
+import { and, asc, count, eq, gt, gte, inArray } from 'drizzle-orm';
 import { z } from 'zod';
 import { cappedCount, type Page } from '../db/keyset.js';
 import { validationFailed } from '../errors/app-error.js';
@@ -36,17 +36,22 @@ export const retentionCutoff = (ctx: Pick<RequestContext, 'runtime'>) => new Dat
  * look like a quiet period. Any other id that is not an event of this app is `invalid_value`.
  */
 export async function resumeSeq(ctx: RequestContext, appId: string, after: string, field: string, type: 'validation_error' | 'invalid_request'): Promise<number> {
-  const at = eventTimeOf(after);
-  if (at !== undefined && at < retentionCutoff(ctx)) {
+  const cutoff = retentionCutoff(ctx);
+  const expired = () => {
     const days = ctx.runtime.config.EVENT_RETENTION_DAYS;
-    throw validationFailed([{ field, code: 'cursor_expired', message: `names an event older than the ${days}-day retention: list from the start (without ${field}) instead` }], type);
-  }
+    return validationFailed([{ field, code: 'cursor_expired', message: `names an event older than the ${days}-day retention: list from the start (without ${field}) instead` }], type);
+  };
+  const at = eventTimeOf(after);
+  if (at !== undefined && at < cutoff) throw expired();
   const [row] = await ctx.runtime.database.db
-    .select({ seq: appEvents.seq })
+    .select({ seq: appEvents.seq, occurredAt: appEvents.occurredAt })
     .from(appEvents)
     .where(and(eq(appEvents.appId, appId), eq(appEvents.id, after)))
     .limit(1);
   if (!row) throw validationFailed([{ field, code: 'invalid_value', message: 'is not an event of this app' }], type);
+  // A timeline keeps its events past retention, and one recorded before the log existed has an
+  // id that carries no time: its stored time decides.
+  if (row.occurredAt < cutoff) throw expired();
   return row.seq;
 }
 
@@ -55,7 +60,12 @@ export async function listEvents(ctx: RequestContext, args: EventListArgs): Prom
   const db = ctx.runtime.database.db;
   const types: EventType[] = args.types ? typesMatching(args.types) : [...eventTypes];
   const afterSeq = args.after === undefined ? undefined : await resumeSeq(ctx, args.appId, args.after, 'after', 'validation_error');
-  const where = and(eq(appEvents.appId, args.appId), types.length === eventTypes.length ? undefined : inArray(appEvents.type, types));
+  // The retention window, whatever is stored: timelines keep their calls' events for longer.
+  const where = and(
+    eq(appEvents.appId, args.appId),
+    gte(appEvents.occurredAt, retentionCutoff(ctx)),
+    types.length === eventTypes.length ? undefined : inArray(appEvents.type, types),
+  );
   const rows = await db
     .select()
     .from(appEvents)

@@ -4,7 +4,7 @@ import { openLogStream } from '../realtime/log-stream.js';
 import { resumePoint } from '../realtime/timeline-stream.js';
 import type { RequestContext } from '../runtime.js';
 import { storedEventsAfter } from './log.js';
-import { eventPatterns, resumeSeq } from './service.js';
+import { eventPatterns, resumeSeq, retentionCutoff } from './service.js';
 import type { AppEventRow } from './tables.js';
 import { eventTypes, typesMatching } from './types.js';
 
@@ -28,7 +28,7 @@ export async function openEvents(ctx: RequestContext, filter: { appId: string; t
       {
         bus: runtime.events,
         filter: { appId: filter.appId, accepts: (header) => (types as readonly unknown[]).includes(header.type) },
-        storedAfter: (seq, limit) => storedEventsAfter(runtime.database, { appId: filter.appId, types }, seq, limit),
+        storedAfter: (seq, limit) => storedEventsAfter(runtime.database, { appId: filter.appId, types, since: retentionCutoff(ctx) }, seq, limit),
       },
       afterSeq,
       release,

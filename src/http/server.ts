@@ -157,7 +157,6 @@ export async function startServers(runtime: Runtime, ports: { main: number; vide
     ...(metrics ? { metricsPort: (metrics.address() as AddressInfo).port } : {}),
     close: async () => {
       // Open SSE streams complete first, so they do not hold the listener open for the grace period.
-      runtime.timeline.endStreams();
       runtime.events.endStreams();
       await Promise.all([closeOne(main), closeOne(video), ...(metrics ? [closeOne(metrics)] : []), runtime.webhooks.stop(runtime.config.SHUTDOWN_GRACE_MS)]);
     },

@@ -7,7 +7,7 @@ import { collectProcessMetrics, dbPoolMax, dbQueries, dbReplicaBehind, dbReplica
 
 /** Sets the gauges that are read from the runtime at scrape time, then renders the registry. */
 export async function renderMetrics(runtime: Runtime): Promise<string> {
-  sseConnections.set(runtime.timeline.size + runtime.events.size);
+  sseConnections.set(runtime.events.size);
   const driver = runtime.database.kind;
   dbPoolMax.reset();
   dbPoolMax.set({ driver }, driver === 'postgres' ? runtime.config.DB_POOL_MAX : 1);

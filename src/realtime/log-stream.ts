@@ -3,7 +3,7 @@ import { AppError } from '../errors/app-error.js';
 import { sseStreamsClosedLagging } from '../observability/metrics.js';
 import type { RequestContext } from '../runtime.js';
 import type { Clock } from '../time/clock.js';
-import type { LogBus, LogRow, SubscriberFilter } from './log-bus.js';
+import type { LogRow, SubscriberFilter } from './log-bus.js';
 
 /** Stored rows replayed per page while catching up. */
 const REPLAY_PAGE = 500;
@@ -32,7 +32,8 @@ const sizeOf = (event: object) => {
 
 /** Where a stream's rows come from: the bus that announces them live, and the stored ones after a seq. */
 export interface LogSource<Row extends LogRow> {
-  bus: LogBus<Row>;
+  /** A LogBus, or a view of one (a call timeline is a view of the event log's). */
+  bus: { subscribeTo(filter: SubscriberFilter, listener: (row: Row) => void, end: () => void): () => void };
   filter: SubscriberFilter;
   storedAfter: (afterSeq: number, limit: number) => Promise<Row[]>;
 }

@@ -1,59 +1,71 @@
-import { and, asc, eq, gt } from 'drizzle-orm';
-import type { Database, Tx } from '../db/client.js';
-import type { Logger } from '../log.js';
-import { scheduledCallEvents, type ScheduledCallEventRow } from '../scheduling/tables.js';
-import { announce, LogBus, type LogSpec } from './log-bus.js';
-import type { StreamSlots } from './stream-slots.js';
+import { and, asc, gt } from 'drizzle-orm';
+import type { Database } from '../db/client.js';
+import type { EventBus } from '../events/log.js';
+import { appEvents } from '../events/tables.js';
+import { inTimeline, timelineEventOf, timelineWhere, type TimelineEvent } from '../scheduling/timeline-events.js';
+import type { SubscriberFilter } from './log-bus.js';
 
 export { FANOUT_SLICE } from './log-bus.js';
 
-export const TIMELINE_CHANNEL = 'switchboard_timeline';
+export type TimelineListener = (event: TimelineEvent) => void;
 
-/** Scheduled-call timelines: announced with their call id, so a call's subscribers filter before any read-back. */
-export const timelineLog: LogSpec<ScheduledCallEventRow> = {
-  channel: TIMELINE_CHANNEL,
-  header: (event) => ({ callId: event.callId }),
-  toJson: (event) => ({ ...event, createdAt: event.createdAt.toISOString() }),
-  fromJson: (json) => ({ ...(json as unknown as ScheduledCallEventRow), createdAt: new Date(json.createdAt as string) }),
-  load: async (database, appId, id) => {
-    const [row] = await database.db
-      .select()
-      .from(scheduledCallEvents)
-      .where(and(eq(scheduledCallEvents.appId, appId), eq(scheduledCallEvents.id, id)));
-    return row;
-  },
-};
+/**
+ * Scheduled-call timelines, live: a view of the app event log's bus (one LISTEN, one channel),
+ * taking the events of the timeline's types, of one call when asked, as the timeline shows them.
+ * Its streams share the event log's stream caps.
+ */
+export class TimelineBus {
+  private count = 0;
 
-/** Inside the writing transaction: announces the events, delivered only if it commits. */
-export const announceEvents = (tx: Tx, events: ScheduledCallEventRow[]) => announce(timelineLog, tx, events);
+  constructor(readonly events: EventBus) {}
 
-export type TimelineListener = (event: ScheduledCallEventRow) => void;
-
-/** The timelines of every call on this instance: one LISTEN, fanned out by app and call. */
-export class TimelineBus extends LogBus<ScheduledCallEventRow> {
-  constructor(database: Database, logger: Logger, streams?: StreamSlots) {
-    super(timelineLog, database, logger, streams);
+  get streams() {
+    return this.events.streams;
   }
 
-  /** Listens for one app's events (one call's, with callId); `end` is called when the bus closes. */
+  /** Open timeline subscriptions on this instance. */
+  get size(): number {
+    return this.count;
+  }
+
+  /** Listens for the timeline events `filter.accepts` takes (every one of the app's when absent); `end` is called when the bus closes. */
+  subscribeTo(filter: SubscriberFilter, listener: TimelineListener, end: () => void): () => void {
+    const { accepts } = filter;
+    let open = true;
+    this.count++;
+    const leave = () => {
+      if (!open) return;
+      open = false;
+      this.count--;
+    };
+    const unsubscribe = this.events.subscribeTo(
+      { appId: filter.appId, accepts: (header) => inTimeline(header) && (accepts === undefined || accepts(header)) },
+      (row) => listener(timelineEventOf(row)),
+      () => {
+        leave();
+        end();
+      },
+    );
+    return () => {
+      leave();
+      unsubscribe();
+    };
+  }
+
+  /** Listens for one app's timeline events (one call's, with callId); `end` is called when the bus closes. */
   subscribe(filter: { appId: string; callId?: string }, listener: TimelineListener, end: () => void): () => void {
     const { appId, callId } = filter;
-    return this.subscribeTo({ appId, accepts: callId === undefined ? undefined : (header) => header.callId === callId }, listener, end);
+    return this.subscribeTo({ appId, accepts: callId === undefined ? undefined : (header) => header.subjectId === callId }, listener, end);
   }
 }
 
-/** Stored events of an app (or one call) after the event with seq `afterSeq`, in order. */
-export function eventsAfter(database: Database, filter: { appId: string; callId?: string }, afterSeq: number, limit: number) {
-  return database.db
+/** Stored timeline events of an app (or one call) after the event with seq `afterSeq`, in order. */
+export async function eventsAfter(database: Database, filter: { appId: string; callId?: string }, afterSeq: number, limit: number): Promise<TimelineEvent[]> {
+  const rows = await database.db
     .select()
-    .from(scheduledCallEvents)
-    .where(
-      and(
-        eq(scheduledCallEvents.appId, filter.appId),
-        filter.callId ? eq(scheduledCallEvents.callId, filter.callId) : undefined,
-        gt(scheduledCallEvents.seq, afterSeq),
-      ),
-    )
-    .orderBy(asc(scheduledCallEvents.seq))
+    .from(appEvents)
+    .where(and(timelineWhere(filter), gt(appEvents.seq, afterSeq)))
+    .orderBy(asc(appEvents.seq))
     .limit(limit);
+  return rows.map(timelineEventOf);
 }

@@ -1,7 +1,8 @@
 import { and, eq } from 'drizzle-orm';
+import { appEvents } from '../events/tables.js';
 import { validationFailed } from '../errors/app-error.js';
 import type { RequestContext } from '../runtime.js';
-import { scheduledCallEvents, type ScheduledCallEventRow } from '../scheduling/tables.js';
+import { timelineWhere, type TimelineEvent } from '../scheduling/timeline-events.js';
 import { openLogStream, resolveStreamEvent } from './log-stream.js';
 import { eventsAfter } from './timeline-bus.js';
 
@@ -16,14 +17,14 @@ export async function openTimeline(
   ctx: RequestContext,
   filter: { appId: string; callId?: string },
   after: string | undefined,
-): Promise<AsyncGenerator<ScheduledCallEventRow>> {
+): Promise<AsyncGenerator<TimelineEvent>> {
   const release = ctx.runtime.timeline.streams.acquire(ctx.auth?.clientId ?? '', filter.appId, ctx.runtime.config);
   try {
     // Checked before the stream starts, so a bad `after` is an error result, not a broken stream.
     const from = resumePoint(ctx, after);
     const afterSeq = from === undefined ? undefined : await seqOf(ctx, filter, from.id, from.field);
     const { timeline, database } = ctx.runtime;
-    const accepts = filter.callId === undefined ? undefined : (header: Readonly<Record<string, unknown>>) => header.callId === filter.callId;
+    const accepts = filter.callId === undefined ? undefined : (header: Readonly<Record<string, unknown>>) => header.subjectId === filter.callId;
     return openLogStream(ctx, { bus: timeline, filter: { appId: filter.appId, accepts }, storedAfter: (seq, limit) => eventsAfter(database, filter, seq, limit) }, afterSeq, release);
   } catch (error) {
     release();
@@ -32,20 +33,14 @@ export async function openTimeline(
 }
 
 /** The subscription fields' resolver: an event, or the error that ends a stream that fell behind. */
-export const resolveTimelineEvent = (event: ScheduledCallEventRow) => resolveStreamEvent(event);
+export const resolveTimelineEvent = (event: TimelineEvent) => resolveStreamEvent(event);
 
 /** The position of `after`: an event of this app (and call), else invalid_request naming `field`. */
 async function seqOf(ctx: RequestContext, filter: { appId: string; callId?: string }, after: string, field: string): Promise<number> {
   const [row] = await ctx.runtime.database.db
-    .select({ seq: scheduledCallEvents.seq })
-    .from(scheduledCallEvents)
-    .where(
-      and(
-        eq(scheduledCallEvents.appId, filter.appId),
-        eq(scheduledCallEvents.id, after),
-        filter.callId ? eq(scheduledCallEvents.callId, filter.callId) : undefined,
-      ),
-    )
+    .select({ seq: appEvents.seq })
+    .from(appEvents)
+    .where(and(timelineWhere(filter), eq(appEvents.id, after)))
     .limit(1);
   if (!row) throw validationFailed([{ field, code: 'invalid_value', message: 'is not an event of this timeline' }], 'invalid_request');
   return row.seq;

@@ -1,3 +1,4 @@
+import { and, inArray, isNotNull } from 'drizzle-orm';
 import { z } from 'zod';
 import { detailsUnder } from '../errors/app-error.js';
 import { parseInput } from '../errors/zod-details.js';
@@ -27,7 +28,9 @@ import {
   type BookingAnswer,
 } from './fields.js';
 import { closedEnum } from '../graphql/enums.js';
-import { scheduledCallEvents, scheduledCalls, type ScheduledCallEventRow, type ScheduledCallRow } from './tables.js';
+import { appEvents } from '../events/tables.js';
+import { scheduledCalls, type ScheduledCallRow } from './tables.js';
+import { inTimeline, timelineEventOf, timelineLogTypes, type TimelineEvent } from './timeline-events.js';
 import { eventsLoader } from './timeline.js';
 import { asNode } from '../graphql/node.js';
 
@@ -41,7 +44,7 @@ export const ScheduledCallStatusEnum = closedEnum('ScheduledCallStatus', callSta
 const TimelineEventTypeEnum = closedEnum('TimelineEventType', timelineEventTypes, 'What a call timeline entry records.');
 const TimelineActorTypeEnum = closedEnum('TimelineActorType', actorTypes, 'Who caused a timeline entry: client (an API caller) or system.');
 
-export const ScheduledCallEvent = builder.objectRef<ScheduledCallEventRow>('ScheduledCallEvent').implement({
+export const ScheduledCallEvent = builder.objectRef<TimelineEvent>('ScheduledCallEvent').implement({
   description: 'One entry of a call timeline, oldest first.',
   fields: (t) => ({
     eventId: t.exposeID('id', { description: 'Event id (UUID), its raw id; pass it as `after` to resume a subscription.' }),
@@ -105,7 +108,7 @@ export const ScheduledCall = builder.objectRef<ScheduledCallRow>('ScheduledCall'
       type: [ScheduledCallEvent],
       description: 'The timeline, oldest first; batched for a page of calls (one query).',
       complexity: { field: 1, multiplier: 3 },
-      resolve: (call, _args, ctx) => eventsLoader(ctx).load(call.id),
+      resolve: (call, _args, ctx) => eventsLoader(ctx).load({ appId: call.appId, callId: call.id }),
     }),
   }),
 });
@@ -278,4 +281,15 @@ builder.mutationField('recordScheduledCallOutcome', (t) =>
 );
 
 asNode(ScheduledCall, { table: scheduledCalls, appId: scheduledCalls.appId, id: scheduledCalls.id, uuid: true, scope: 'scheduling:read', appIdOf: (row) => row.appId, rawIdOf: (row) => row.id });
-asNode(ScheduledCallEvent, { table: scheduledCallEvents, appId: scheduledCallEvents.appId, id: scheduledCallEvents.id, uuid: true, scope: 'scheduling:read', appIdOf: (row) => row.appId, rawIdOf: (row) => row.id });
+// A timeline entry is a log event of a timeline type with its call as subject.
+asNode(ScheduledCallEvent, {
+  table: appEvents,
+  appId: appEvents.appId,
+  id: appEvents.id,
+  uuid: true,
+  scope: 'scheduling:read',
+  visible: and(isNotNull(appEvents.subjectId), inArray(appEvents.type, timelineLogTypes)),
+  rows: async (ctx, where) => (await ctx.runtime.database.db.select().from(appEvents).where(where)).filter(inTimeline).map(timelineEventOf),
+  appIdOf: (row) => row.appId,
+  rawIdOf: (row) => row.id,
+});

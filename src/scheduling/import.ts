@@ -1,12 +1,13 @@
-import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
+import { and, eq, getTableColumns, inArray, isNotNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Tx } from '../db/client.js';
 import { EXCLUSION_VIOLATION, excludedSet, FOREIGN_KEY_VIOLATION, pgErrorCode } from '../db/raw.js';
 import { storableText } from '../validation/storable.js';
 import type { ImportType } from '../importer/ndjson.js';
-import { announceEvents } from '../realtime/timeline-bus.js';
+import { recordEvents, type Actor } from '../events/log.js';
+import { callRecord as callResource } from '../webhooks/outbox.js';
 import { callStatuses, exceptionKinds, instant, schedulingFields as f } from './fields.js';
-import { agents, availabilityExceptions, dndWindows, scheduledCallEvents, scheduledCalls } from './tables.js';
+import { agents, availabilityExceptions, dndWindows, scheduledCalls } from './tables.js';
 import { cancelPendingReminders, planReminders } from './timeline.js';
 import { answersOrNone, metadataOrNone } from './guest-details.js';
 import { agentBookingPolicyInput, bookingPolicyInput, defaultPriority, defaultWeight, overridesOf, snakeCaseShape, type BookingPolicyInput } from './policy.js';
@@ -220,24 +221,26 @@ async function writeCalls(tx: Tx, appId: string, records: z.output<typeof callRe
       .insert(scheduledCalls)
       .values(rows)
       .onConflictDoUpdate({ target: scheduledCalls.id, set: excludedSet(scheduledCalls, callColumns), setWhere: sql`${scheduledCalls.appId} = excluded.app_id` })
-      .returning({ id: scheduledCalls.id, scheduledAt: scheduledCalls.scheduledAt, status: scheduledCalls.status, inserted: sql<boolean>`(xmax = 0)` }),
+      .returning({ ...getTableColumns(scheduledCalls), inserted: sql<boolean>`(xmax = 0)` }),
   );
   if (written.length < rows.length) throw new Error('an id of this batch belongs to a scheduled call of another app');
   await refuseDeletedAgents(tx, appId, 'scheduled_call', records.filter((r) => r.status === 'scheduled').map((r) => r.assigned_agent_id));
-  const actor = { actorType: 'system', actorId: 'import' };
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  const events = await tx
-    .insert(scheduledCallEvents)
-    .values(
-    written.map((call) => {
-      const row = byId.get(call.id)!;
-      return call.inserted
-        ? { appId, callId: call.id, ...actor, eventType: 'created', payload: { scheduled_at: row.scheduledAt.toISOString(), assigned_agent_id: row.assignedAgentId }, createdAt: now }
-        : { appId, callId: call.id, ...actor, eventType: 'updated', payload: { fields: ['import'] }, createdAt: now };
-    }),
-  )
-    .returning();
-  await announceEvents(tx, events);
+  // Each call's timeline entry is its event in the app event log, as for any other writer, but
+  // without webhooks: a million imported calls must not become a million deliveries.
+  const actor: Actor = { actorType: 'system', actorId: 'import' };
+  await recordEvents(
+    tx,
+    appId,
+    actor,
+    written.map(({ inserted, ...call }) => ({
+      type: inserted ? 'scheduled_call.created' : 'scheduled_call.updated',
+      resource: callResource(call),
+      subjectId: call.id,
+      details: inserted ? { scheduled_at: call.scheduledAt.toISOString(), assigned_agent_id: call.assignedAgentId } : { fields: ['import'] },
+    })),
+    now,
+    { webhooks: false },
+  );
   for (const call of written) {
     if (!call.inserted) await cancelPendingReminders(tx, call.id, now);
     if (call.status === 'scheduled') await planReminders(tx, { appId, id: call.id, scheduledAt: call.scheduledAt }, now);

@@ -1,7 +1,7 @@
 import { builder } from '../graphql/builder.js';
 import { getScheduledCall } from './calls.service.js';
 import { ScheduledCallEvent } from './calls.graphql.js';
-import type { ScheduledCallEventRow } from './tables.js';
+import type { TimelineEvent } from './timeline-events.js';
 import { openTimeline, resolveTimelineEvent } from '../realtime/timeline-stream.js';
 
 // Live timelines over graphql-sse at /graphql/stream. Scope and app
@@ -28,7 +28,7 @@ builder.subscriptionField('scheduledCallTimeline', (t) =>
       await getScheduledCall(ctx, args.appId, args.callId);
       return openTimeline(ctx, { appId: args.appId, callId: args.callId }, args.after ?? undefined);
     },
-    resolve: (event: ScheduledCallEventRow) => resolveTimelineEvent(event),
+    resolve: (event: TimelineEvent) => resolveTimelineEvent(event),
   }),
 );
 
@@ -44,6 +44,6 @@ builder.subscriptionField('scheduledCallEvents', (t) =>
       after: t.arg(afterArg('Resume after this event (the last one received). A Last-Event-ID header on /graphql/stream wins over it.')),
     },
     subscribe: (_root, args, ctx) => openTimeline(ctx, { appId: args.appId }, args.after ?? undefined),
-    resolve: (event: ScheduledCallEventRow) => resolveTimelineEvent(event),
+    resolve: (event: TimelineEvent) => resolveTimelineEvent(event),
   }),
 );

@@ -173,25 +173,8 @@ export const scheduledCalls = pgTable(
   ],
 );
 
-// A call's timeline event. `seq` orders a call's timeline (and replays a subscription after a
-// given event) strictly, even for events created in the same instant.
-export const scheduledCallEvents = pgTable(
-  'scheduled_call_events',
-  {
-    id: uuid('id').primaryKey().defaultRandom(),
-    seq: bigint('seq', { mode: 'number' }).generatedAlwaysAsIdentity().notNull().unique(),
-    appId: appId(),
-    callId: uuid('call_id')
-      .notNull()
-      .references(() => scheduledCalls.id, { onDelete: 'cascade' }),
-    eventType: text('event_type').notNull(),
-    actorType: text('actor_type').notNull(),
-    actorId: text('actor_id').notNull(),
-    payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
-    createdAt: ts('created_at').notNull().defaultNow(),
-  },
-  (t) => [index('scheduled_call_events_call_idx').on(t.callId, t.seq), index('scheduled_call_events_app_seq_idx').on(t.appId, t.seq)],
-);
+// A call's timeline is its slice of the app event log (app_events, src/events/tables.ts);
+// scheduled_call_events is a view of it for ad-hoc SQL.
 
 // Reminders 24 h and 15 min before a call: planned on create, re-planned on a
 // time change, cancelled on cancel. A worker sends the due `pending` ones.
@@ -221,5 +204,4 @@ export type BookingPolicyRow = typeof bookingPolicies.$inferSelect;
 export type AvailabilityExceptionRow = typeof availabilityExceptions.$inferSelect;
 export type DndWindowRow = typeof dndWindows.$inferSelect;
 export type ScheduledCallRow = typeof scheduledCalls.$inferSelect;
-export type ScheduledCallEventRow = typeof scheduledCallEvents.$inferSelect;
 export type ScheduledCallReminderRow = typeof scheduledCallReminders.$inferSelect;

@@ -1,16 +1,18 @@
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import DataLoader from 'dataloader';
-import type { Queryable, Tx } from '../db/client.js';
-import { recordEvents, type Actor } from '../events/log.js';
-import { announceEvents } from '../realtime/timeline-bus.js';
+import type { Tx } from '../db/client.js';
+import { enqueueEvents, recordEvents, type Actor } from '../events/log.js';
+import { appEvents } from '../events/tables.js';
 import { loader, type RequestContext } from '../runtime.js';
 import { callResource, enqueueWebhooks } from '../webhooks/outbox.js';
-import { scheduledCallEvents, scheduledCallReminders, scheduledCalls, type ScheduledCallEventRow, type ScheduledCallRow } from './tables.js';
+import { scheduledCallReminders, scheduledCalls, type ScheduledCallRow } from './tables.js';
+import { timelineEventOf, timelineWhere, type TimelineEvent } from './timeline-events.js';
 
 export { actorOf, type Actor } from '../events/log.js';
 
-// The timeline of a call and its reminders. Every mutation
-// writes its events inside its own transaction, so a rolled-back write leaves no event.
+// The timeline of a call and its reminders. The timeline is the call's slice of the app event
+// log: every mutation records its events there, inside its own transaction, so a rolled-back
+// write leaves no event.
 
 export type EventType = 'created' | 'rescheduled' | 'assigned' | 'updated' | 'cancelled' | 'completed' | 'no_show';
 
@@ -20,8 +22,9 @@ export interface NewEvent {
 }
 
 /**
- * Appends to the call's timeline and records the same changes in the app event log
- * (`scheduled_call.<type>`, with the call as it is after the change), in the caller's transaction.
+ * Records the changes in the app event log (`scheduled_call.<type>`, about the call, with the
+ * call as it is after the change and the entry's payload as details), in the caller's
+ * transaction; returns them as the timeline shows them.
  */
 export async function appendEvents(
   tx: Tx,
@@ -29,43 +32,49 @@ export async function appendEvents(
   actor: Actor,
   events: NewEvent[],
   at: Date,
-): Promise<ScheduledCallEventRow[]> {
+): Promise<TimelineEvent[]> {
   if (events.length === 0) return [];
-  const rows = await tx
-    .insert(scheduledCallEvents)
-    .values(events.map((e) => ({ appId: call.appId, callId: call.id, ...actor, eventType: e.eventType, payload: e.payload, createdAt: at })))
-    .returning();
-  // Subscribers on every instance see them once this transaction commits (never on rollback).
-  await announceEvents(tx, rows);
-  // The outbox: webhook deliveries commit (or roll back) with the events they announce.
-  await enqueueWebhooks(tx, call.appId, rows);
   // Writers pass the call as written; a caller naming it by id has it read back in the transaction.
   const written = 'scheduledAt' in call ? call : (await tx.select().from(scheduledCalls).where(and(eq(scheduledCalls.appId, call.appId), eq(scheduledCalls.id, call.id))))[0];
   const resource = written ? callResource(written) : null;
-  await recordEvents(tx, call.appId, actor, events.map((e) => ({ type: `scheduled_call.${e.eventType}` as const, resource })), at);
-  return rows;
+  const rows = await recordEvents(
+    tx,
+    call.appId,
+    actor,
+    events.map((e) => ({ type: `scheduled_call.${e.eventType}` as const, resource, subjectId: call.id, details: e.payload })),
+    at,
+    { webhooks: false },
+  );
+  const timeline = rows.map(timelineEventOf);
+  // The legacy scheduled.* webhooks, then the events' own, in the same outbox and transaction.
+  await enqueueWebhooks(tx, call.appId, timeline);
+  await enqueueEvents(tx, call.appId, rows);
+  return timeline;
 }
 
-/** A page of calls' timelines in one query (a DataLoader per request, so no cache outlives it). */
+/** A page of calls' timelines in one query per app (a DataLoader per request, so no cache outlives it). */
 export const eventsLoader = (ctx: RequestContext) =>
   loader(
     ctx,
     'scheduling.events',
     () =>
-      new DataLoader<string, ScheduledCallEventRow[]>(async (callIds) => {
-        const rows = await ctx.runtime.database.db
-          .select()
-          .from(scheduledCallEvents)
-          .where(inArray(scheduledCallEvents.callId, [...callIds]))
-          .orderBy(asc(scheduledCallEvents.callId), asc(scheduledCallEvents.seq));
-        const byCall = new Map<string, ScheduledCallEventRow[]>(callIds.map((id) => [id, []]));
-        for (const row of rows) byCall.get(row.callId)?.push(row);
-        return callIds.map((id) => byCall.get(id) ?? []);
-      }),
+      new DataLoader<{ appId: string; callId: string }, TimelineEvent[], string>(
+        async (keys) => {
+          const byCall = new Map<string, TimelineEvent[]>(keys.map((k) => [k.callId, []]));
+          for (const appId of new Set(keys.map((k) => k.appId))) {
+            const callIds = keys.filter((k) => k.appId === appId).map((k) => k.callId);
+            const rows = await ctx.runtime.database.db
+              .select()
+              .from(appEvents)
+              .where(and(timelineWhere({ appId }), inArray(appEvents.subjectId, callIds)))
+              .orderBy(asc(appEvents.subjectId), asc(appEvents.seq));
+            for (const row of rows) byCall.get(row.subjectId!)?.push(timelineEventOf(row));
+          }
+          return keys.map((k) => byCall.get(k.callId) ?? []);
+        },
+        { cacheKeyFn: (k) => `${k.appId}:${k.callId}` },
+      ),
   );
-
-export const callEvents = (db: Queryable, callId: string) =>
-  db.select().from(scheduledCallEvents).where(eq(scheduledCallEvents.callId, callId)).orderBy(asc(scheduledCallEvents.seq));
 
 const MINUTE_MS = 60_000;
 /** 24 h and 15 min before scheduled_at: a day's notice and a last reminder. */

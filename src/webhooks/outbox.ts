@@ -1,6 +1,7 @@
 import { and, arrayOverlaps, eq, inArray } from 'drizzle-orm';
 import type { Tx } from '../db/client.js';
-import { scheduledCalls, type ScheduledCallEventRow, type ScheduledCallReminderRow, type ScheduledCallRow } from '../scheduling/tables.js';
+import { scheduledCalls, type ScheduledCallReminderRow, type ScheduledCallRow } from '../scheduling/tables.js';
+import type { TimelineEvent } from '../scheduling/timeline-events.js';
 import { deliveryTypes, patternsSelecting, receives, webhookTypeOf } from './patterns.js';
 import { webhookDeliveries, webhookSubscriptions, type WebhookMessage, type WebhookSubscriptionRow } from './tables.js';
 
@@ -45,7 +46,7 @@ export function callResource(call: ScheduledCallRow): Record<string, unknown> {
 }
 
 /** A scheduled call's timeline event as the REST API returns it, snake_case. */
-export const eventRecord = (event: ScheduledCallEventRow) => ({
+export const eventRecord = (event: TimelineEvent) => ({
   id: event.id,
   event_type: event.eventType,
   actor_type: event.actorType,
@@ -148,7 +149,7 @@ export async function enqueueTo(tx: Tx, appId: string, subscriptionId: string, m
  * to the app's endpoints subscribed to its webhook type, with the call as it is after the write.
  * An app without a matching subscription costs one indexed query.
  */
-export async function enqueueWebhooks(tx: Tx, appId: string, events: ScheduledCallEventRow[]): Promise<void> {
+export async function enqueueWebhooks(tx: Tx, appId: string, events: TimelineEvent[]): Promise<void> {
   const typed = events.flatMap((event) => {
     const type = webhookTypeOf[event.eventType as keyof typeof webhookTypeOf] as string | undefined;
     return type ? [{ event, type }] : [];

@@ -433,7 +433,7 @@ export class WebhookWorker {
           .map((r) => ({ type: 'scheduled.reminder' as const, at: now, data: { call: callRecord(callById.get(r.callId)!), reminder: reminderRecord(r) } }));
         deliveries += await enqueueMessages(tx, appId, messages);
         const sent = live.filter((r) => r.appId === appId);
-        await recordEvents(tx, appId, systemActor, sent.map((r) => ({ type: 'scheduled_call.reminder', resource: callResource(callById.get(r.callId)!) })), now);
+        await recordEvents(tx, appId, systemActor, sent.map((r) => ({ type: 'scheduled_call.reminder', resource: callResource(callById.get(r.callId)!), subjectId: r.callId })), now);
       }
       if (live.length > 0) this.options.logger.debug({ reminders: live.length, deliveries }, 'reminders dispatched');
       return live.length;

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eventId } from '../../src/events/ids.js';
 import { pruneEvents } from '../../src/events/prune.js';
@@ -188,11 +189,39 @@ describe('tenancy and scopes', () => {
 });
 
 describe('retention', () => {
-  it('the prune job deletes events older than the cutoff, oldest first, in batches', async () => {
-    const before = (await pull('?limit=200')).body.data.length;
+  it('a call keeps its timeline past retention; the list and the events subscription leave those events out', async () => {
+    const callId = await book(tenant, 6, 10);
+    const old = new Date(Date.now() - 40 * 86_400_000);
+    const id = eventId(old);
+    await server.runtime.database.db.execute(sql`insert into app_events (id, app_id, type, actor_type, actor_id, resource, subject_id, details, occurred_at)
+      values (${id}, ${tenant.appId}, 'scheduled_call.updated', 'client', 'old', null, ${callId}, '{"fields":["guest_name"]}'::jsonb, ${old.toISOString()})`);
+    await pruneEvents(server.runtime.database.db, new Date(Date.now() - 30 * 86_400_000));
+    const timeline = await gql(server.url, tenant.accessToken, 'query($app: UUID!, $id: UUID!) { scheduledCall(appId: $app, id: $id) { events { eventId eventType payload } } }', { app: tenant.appId, id: callId });
+    expect(timeline.body.data.scheduledCall.events).toEqual([
+      expect.objectContaining({ eventType: 'created' }),
+      { eventId: id, eventType: 'updated', payload: { fields: ['guest_name'] } },
+    ]);
+    const listed: string[] = [];
+    for (let after: string | undefined; ; ) {
+      const page = await pull(`?limit=200${after ? `&after=${after}` : ''}`);
+      listed.push(...page.body.data.map((e: { id: string }) => e.id));
+      if (!page.body.pagination.hasMore) break;
+      after = listed.at(-1);
+    }
+    expect(listed).not.toContain(id);
+    const expired = await pull(`?after=${id}`);
+    expect(expired.body.error.details[0]).toMatchObject({ field: 'after', code: 'cursor_expired' });
+  });
+
+  it('the prune job deletes events older than the cutoff, oldest first, in batches, but not the timelines of calls', async () => {
+    const listed = (await pull('?limit=200')).body.data as { id: string; type: string }[];
+    // A call's events make up its timeline, kept for the call's life.
+    const kept = listed.filter((e) => e.type.startsWith('scheduled_call.'));
+    const before = listed.length - kept.length;
     expect(before).toBeGreaterThan(0);
+    expect(kept.length).toBeGreaterThan(0);
     const deleted = await pruneEvents(server.runtime.database.db, new Date(Date.now() + 60_000));
     expect(deleted).toBeGreaterThanOrEqual(before);
-    expect((await pull('')).body.data).toEqual([]);
+    expect((await pull('?limit=200')).body.data.map((e: { id: string }) => e.id)).toEqual(kept.map((e) => e.id));
   });
 });

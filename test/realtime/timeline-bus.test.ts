@@ -1,36 +1,38 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../src/db/client.js';
 import type { Logger } from '../../src/log.js';
+import { EventBus } from '../../src/events/log.js';
+import type { AppEventRow } from '../../src/events/tables.js';
 import { FANOUT_SLICE, TimelineBus } from '../../src/realtime/timeline-bus.js';
-import type { ScheduledCallEventRow } from '../../src/scheduling/tables.js';
 
-// The bus on its own, with a stand-in for PGlite's LISTEN (the notification callback) and for
-// the read-back of an event too large for its NOTIFY payload. timeline.test.ts covers the bus
-// end to end over graphql-sse on both storages.
+// The timeline bus (a view of the event log's bus) on its own, with a stand-in for PGlite's
+// LISTEN (the notification callback) and for the read-back of an event too large for its NOTIFY
+// payload. timeline.test.ts covers the bus end to end over graphql-sse on both storages.
 
 const APP = '00000000-0000-4000-8000-00000000000a';
 const CALL = '00000000-0000-4000-8000-0000000000c1';
 
-function row(seq: number): ScheduledCallEventRow {
+function row(seq: number): AppEventRow {
   return {
     id: `00000000-0000-4000-8000-${String(seq).padStart(12, '0')}`,
     seq,
     appId: APP,
-    callId: CALL,
-    eventType: 'updated',
+    type: 'scheduled_call.updated',
     actorType: 'app',
     actorId: 'test',
-    payload: { n: seq },
-    createdAt: new Date('2026-11-24T10:00:00Z'),
+    resource: null,
+    subjectId: CALL,
+    details: { n: seq },
+    occurredAt: new Date('2026-11-24T10:00:00Z'),
   };
 }
 
-function announcement(event: ScheduledCallEventRow, inline: boolean): string {
-  const base = { id: event.id, seq: event.seq, appId: event.appId, callId: event.callId };
-  return JSON.stringify(inline ? { ...base, event: { ...event, createdAt: event.createdAt.toISOString() } } : base);
+function announcement(event: AppEventRow, inline: boolean): string {
+  const base = { type: event.type, subjectId: event.subjectId, id: event.id, seq: event.seq, appId: event.appId };
+  return JSON.stringify(inline ? { ...base, event: { ...event, occurredAt: event.occurredAt.toISOString() } } : base);
 }
 
-async function busWith(readBack: (id: string) => Promise<ScheduledCallEventRow | undefined>) {
+async function busWith(readBack: (id: string) => Promise<AppEventRow | undefined>) {
   let notify: ((payload: string) => void) | undefined;
   const where = (id: string) => readBack(id).then((found) => (found ? [found] : []));
   const database = {
@@ -45,9 +47,10 @@ async function busWith(readBack: (id: string) => Promise<ScheduledCallEventRow |
     db: { select: () => ({ from: () => ({ where: () => where(large.id) }) }) },
   } as unknown as Database;
   const logger = { error: () => {}, warn: () => {} } as unknown as Logger;
-  const bus = new TimelineBus(database, logger);
-  await bus.start();
-  return { bus, notify: (payload: string) => notify!(payload) };
+  const events = new EventBus(database, logger);
+  await events.start();
+  const bus = new TimelineBus(events);
+  return { bus, events, notify: (payload: string) => notify!(payload) };
 }
 
 let large = row(1);
@@ -109,13 +112,13 @@ describe('TimelineBus fan-out', () => {
   });
 
   it('serves nobody more once the bus has ended its streams mid fan-out', async () => {
-    const { bus, notify } = await busWith(async () => undefined);
+    const { bus, events, notify } = await busWith(async () => undefined);
     const served: number[] = [];
     let ended = 0;
     for (let i = 0; i < FANOUT_SLICE * 2; i++) {
       bus.subscribe({ appId: APP }, () => {
         served.push(i);
-        if (i === 0) setImmediate(() => bus.endStreams());
+        if (i === 0) setImmediate(() => events.endStreams());
       }, () => ended++);
     }
     notify(announcement(row(4), true));
