@@ -18,7 +18,10 @@ export const AppEventRef = builder.objectRef<AppEventRow>('AppEvent').implement(
   description: "One entry of an app's event log, oldest first. Scope: events:read.",
   fields: (t) => ({
     eventId: t.exposeID('id', { description: 'Event id (UUID), its raw id; pass it as `after` to continue a list or resume a subscription.' }),
-    type: t.exposeString('type', { description: 'What happened, such as message.received or scheduled_call.created (the types are listed in docs/realtime.md).' }),
+    type: t.exposeString('type', {
+      description:
+        'What happened, such as message.received or scheduled_call.created (the types are listed in docs/realtime.md). A string, not an enum: the names have a dot, as the REST events path and webhook bodies spell them, which an enum value cannot (WebhookEventType names the same types with an underscore).',
+    }),
     occurredAt: t.expose('occurredAt', { type: 'DateTime', description: 'When the change was written (ISO 8601 UTC).' }),
     actorType: t.expose('actorType', { type: ActorTypeEnum, description: 'client (an API caller) or system.' }),
     actorId: t.exposeString('actorId', { description: 'The client id for client actors; `system` otherwise.' }),
