@@ -2,12 +2,13 @@ import { AppRef } from '../apps/graphql.js';
 import { builder } from '../graphql/builder.js';
 import { connectionOf, pageComplexity } from '../graphql/connection.js';
 import { closedEnum } from '../graphql/enums.js';
+import { asNode } from '../graphql/node.js';
 import { filterInput, listArgs } from '../graphql/list-filter.js';
 import { resolveStreamEvent } from '../realtime/log-stream.js';
 import { openEvents } from './stream.js';
 import { eventListArgs, eventPatterns, eventsAfterId, listEvents, MAX_PATTERNS } from './service.js';
 import { pageSize } from '../validation/list-input.js';
-import type { AppEventRow } from './tables.js';
+import { appEvents, type AppEventRow } from './tables.js';
 
 // The app event log: pulled as a list (root field and App.events), followed live as a
 // subscription. One scope, events:read, covers every event type.
@@ -33,6 +34,9 @@ export const AppEventRef = builder.objectRef<AppEventRow>('AppEvent').implement(
     }),
   }),
 });
+
+// Pruned events (past the retention) answer node(id:) with null, as an unknown id does.
+asNode(AppEventRef, { table: appEvents, appId: appEvents.appId, id: appEvents.id, uuid: true, scope: 'events:read', appIdOf: (row) => row.appId, rawIdOf: (row) => row.id });
 
 const AppEventConnection = connectionOf('AppEvent', AppEventRef, "A page of an app's events, oldest first (the log's order).");
 
