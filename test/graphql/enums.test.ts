@@ -10,6 +10,7 @@ import { callStatuses as videoCallStatuses, participantRoles, recordingStatuses 
 import { deliveryStatuses, subscriptionStatuses } from '../../src/webhooks/service.js';
 import { deliveryTypes } from '../../src/webhooks/patterns.js';
 import { inboundEventKinds, sendKinds, sendMessageTypes } from '../../src/sends/service.js';
+import { flowActions, flowModes } from '../../src/sends/kinds/flow.js';
 import { gql, request } from '../helpers/http.js';
 import { useServer } from '../helpers/use-server.js';
 
@@ -47,6 +48,8 @@ const closedSets: { name: string; values: readonly string[]; fields: string[]; a
   { name: 'InboundEventKind', values: inboundEventKinds, fields: ['InboundEventResult.event'] },
   { name: 'EventActorType', values: actorTypes, fields: ['AppEvent.actorType'] },
   { name: 'AssignmentStrategy', values: assignmentStrategies, fields: ['BookingPolicy.assignment', 'BookingPolicyInput.assignment'] },
+  { name: 'FlowStartAction', values: flowActions, fields: ['FlowParametersInput.flow_action'] },
+  { name: 'FlowMode', values: flowModes, fields: ['FlowParametersInput.mode'] },
   { name: 'CountPrecision', values: ['EXACT', 'AT_LEAST'], fields: ['Count.precision'] },
 ];
 
@@ -127,6 +130,19 @@ describe('enum values through the server', () => {
     });
     expect(variable.body.data).toBeUndefined();
     expect(variable.body.errors?.[0]?.extensions?.details?.[0]?.field).toBe('s');
+  });
+
+  it('a value outside an input enum is refused before the send runs, naming its path', async () => {
+    const res = await gql(server.url, tenant.accessToken, 'mutation($app: UUID!, $input: FlowMessageInput!) { sendFlowMessage(appId: $app, input: $input) { message { messageId } } }', {
+      app: tenant.appId,
+      input: {
+        to: '+447700900123',
+        interactive: { body: { text: 'Book' }, action: { parameters: { flow_message_version: '3', flow_token: 'enum-test', flow_name: 'booking', flow_cta: 'Open', flow_action: 'jump' } } },
+      },
+    });
+    expect(res.body.data).toBeUndefined();
+    expect(res.body.errors?.[0]?.extensions?.code).toBe('validation_error');
+    expect(res.body.errors?.[0]?.extensions?.details?.[0]?.field).toBe('input.interactive.action.parameters.flow_action');
   });
 
   it('a webhook type is given and read by its enum name; the dotted name is no enum value', async () => {
