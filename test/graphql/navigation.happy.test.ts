@@ -53,6 +53,15 @@ describe('navigation: app(id:) reaches the lists of the app', () => {
     expect(next.body.data.app.messages).toEqual(next.body.data.root);
   });
 
+  it('pageInfo has the four Relay fields: startCursor is the first edge cursor, hasPreviousPage false', async () => {
+    const res = await q(`query($app: ID!) { app(id: $app) { messages(first: 3) { edges { cursor } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } }
+      none: messages(filter: { channel: "fax" }) { pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } } }`, { app: tenant.appId });
+    expect(res.body.errors).toBeUndefined();
+    const { edges, pageInfo } = res.body.data.app.messages;
+    expect(pageInfo).toEqual({ hasNextPage: true, hasPreviousPage: false, startCursor: edges[0].cursor, endCursor: edges[2].cursor });
+    expect(res.body.data.app.none.pageInfo).toEqual({ hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null });
+  });
+
   it('every list field on App answers what its root field answers', async () => {
     const res = await q(
       `query($app: UUID!) {
