@@ -42,10 +42,13 @@ export const TemplateRef = builder.objectRef<TemplateRow>('Template').implement(
 
 const TemplateConnection = connectionOf('Template', TemplateRef, 'A page of templates, newest first.');
 
+const statusDescription = 'Exact status, as the provider reports it (e.g. APPROVED): an open set, so any string up to 50 characters.';
+const categoryDescription = 'Exact category, as the provider names it (e.g. UTILITY): an open set, so any string up to 50 characters.';
+
 const TemplateFilter = filterInput('TemplateFilter', 'Which templates a list holds: every field given must match.', templateListArgs, {
   search: 'Case-insensitive substring of the name.',
-  status: 'Exact status.',
-  category: 'Exact category.',
+  status: statusDescription,
+  category: categoryDescription,
   language: 'Exact language (locale code).',
 });
 
@@ -62,8 +65,8 @@ builder.queryField('templates', (t) =>
       first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).', validate: { schema: templateFilters.first } }),
       after: t.arg.string({ description: 'Cursor: pageInfo.endCursor of the previous page.', validate: { schema: templateFilters.after } }),
       search: t.arg.string({ description: 'Case-insensitive substring of the name.', validate: { schema: templateFilters.search } }),
-      status: t.arg.string({ description: 'Exact status, as the provider reports it (e.g. APPROVED): an open set, so any string up to 50 characters.', validate: { schema: templateFilters.status } }),
-      category: t.arg.string({ description: 'Exact category, as the provider names it (e.g. UTILITY): an open set, so any string up to 50 characters.', validate: { schema: templateFilters.category } }),
+      status: t.arg.string({ description: statusDescription, validate: { schema: templateFilters.status } }),
+      category: t.arg.string({ description: categoryDescription, validate: { schema: templateFilters.category } }),
       language: t.arg.string({ description: 'Exact language (locale code).', validate: { schema: templateFilters.language } }),
       filter: t.arg({ type: TemplateFilter, description: 'The filters as one input; not together with the separate filter arguments.' }),
     },

@@ -8,7 +8,9 @@ const Viewer = builder.objectRef<{ clientId: string; scopes: string[]; appIds: s
   description: 'The OAuth client the bearer token was issued to.',
   fields: (t) => ({
     clientId: t.exposeString('clientId', { description: 'The OAuth client id of the token.' }),
-    scopes: t.exposeStringList('scopes', { description: 'Granted scopes.' }),
+    scopes: t.exposeStringList('scopes', {
+      description: 'Granted scopes, as the token carries them (messages:read, scheduling:write, ...): strings, not an enum, since a scope name has a colon, which an enum value cannot.',
+    }),
     appIds: t.exposeStringList('appIds', { description: 'The ids of the apps this token may access; apps has the apps themselves.' }),
     apps: t.field({
       type: [AppRef],

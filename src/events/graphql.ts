@@ -2,12 +2,13 @@ import { AppRef } from '../apps/graphql.js';
 import { builder } from '../graphql/builder.js';
 import { connectionOf, pageComplexity } from '../graphql/connection.js';
 import { closedEnum } from '../graphql/enums.js';
+import { asNode } from '../graphql/node.js';
 import { filterInput, listArgs } from '../graphql/list-filter.js';
 import { resolveStreamEvent } from '../realtime/log-stream.js';
 import { openEvents } from './stream.js';
 import { eventListArgs, eventPatterns, eventsAfterId, listEvents, MAX_PATTERNS } from './service.js';
 import { pageSize } from '../validation/list-input.js';
-import type { AppEventRow } from './tables.js';
+import { appEvents, type AppEventRow } from './tables.js';
 
 // The app event log: pulled as a list (root field and App.events), followed live as a
 // subscription. One scope, events:read, covers every event type.
@@ -18,7 +19,10 @@ export const AppEventRef = builder.objectRef<AppEventRow>('AppEvent').implement(
   description: "One entry of an app's event log, oldest first. Scope: events:read.",
   fields: (t) => ({
     eventId: t.exposeID('id', { description: 'Event id (UUID), its raw id; pass it as `after` to continue a list or resume a subscription.' }),
-    type: t.exposeString('type', { description: 'What happened, such as message.received or scheduled_call.created (the types are listed in docs/realtime.md).' }),
+    type: t.exposeString('type', {
+      description:
+        'What happened, such as message.received or scheduled_call.created (the types are listed in docs/realtime.md). A string, not an enum: the names have a dot, as the REST events path and webhook bodies spell them, which an enum value cannot (WebhookEventType names the same types with an underscore).',
+    }),
     occurredAt: t.expose('occurredAt', { type: 'DateTime', description: 'When the change was written (ISO 8601 UTC).' }),
     actorType: t.expose('actorType', { type: ActorTypeEnum, description: 'client (an API caller) or system.' }),
     actorId: t.exposeString('actorId', { description: 'The client id for client actors; `system` otherwise.' }),
@@ -30,6 +34,9 @@ export const AppEventRef = builder.objectRef<AppEventRow>('AppEvent').implement(
     }),
   }),
 });
+
+// Pruned events (past the retention) answer node(id:) with null, as an unknown id does.
+asNode(AppEventRef, { table: appEvents, appId: appEvents.appId, id: appEvents.id, uuid: true, scope: 'events:read', appIdOf: (row) => row.appId, rawIdOf: (row) => row.id });
 
 const AppEventConnection = connectionOf('AppEvent', AppEventRef, "A page of an app's events, oldest first (the log's order).");
 

@@ -21,11 +21,19 @@ const Count = builder.objectRef<ListCount>('Count').implement({
 /** What a count adds to the query cost: one bounded count statement. */
 export const COUNT_COMPLEXITY = 10;
 
-const PageInfo = builder.objectRef<{ hasNextPage: boolean; endCursor: string | null }>('PageInfo').implement({
+// The four fields the Relay connection spec names. Lists page forward only (first/after), where
+// the spec lets hasPreviousPage answer false.
+const PageInfo = builder.objectRef<Page<unknown>>('PageInfo').implement({
   description: 'Keyset pagination: pass endCursor as `after` for the next page.',
   fields: (t) => ({
-    hasNextPage: t.exposeBoolean('hasNextPage', { description: 'Whether another page follows this one.' }),
-    endCursor: t.exposeString('endCursor', { nullable: true, description: 'Cursor of the last item; null when there is no next page.' }),
+    hasNextPage: t.boolean({ description: 'Whether another page follows this one.', resolve: (page) => page.hasMore }),
+    endCursor: t.string({ nullable: true, description: 'Cursor of the last item; null when there is no next page.', resolve: (page) => page.nextCursor }),
+    hasPreviousPage: t.boolean({ description: 'Always false: lists page forward only (first and after), as Relay connections may.', resolve: () => false }),
+    startCursor: t.string({
+      nullable: true,
+      description: 'The cursor of the first item (its edge cursor); null when the page is empty.',
+      resolve: (page) => (page.items.length > 0 ? page.cursorOf(page.items[0]) : null),
+    }),
   }),
 });
 
@@ -47,7 +55,11 @@ export function connectionOf<T>(name: string, node: ObjectRef<any, T>, descripti
         description: 'The items of this page with cursors (Relay style); nodes is the shorter form.',
         resolve: (page) => page.items.map((item) => ({ node: item, page })),
       }),
-      pageInfo: t.field({ type: PageInfo, description: 'Whether more follow, and the cursor to continue from.', resolve: (page) => ({ hasNextPage: page.hasMore, endCursor: page.nextCursor }) }),
+      pageInfo: t.field({
+        type: PageInfo,
+        description: 'Whether more follow, and the cursor to continue from.',
+        resolve: (page) => page as Page<unknown>,
+      }),
       limit: t.exposeInt('limit', { description: 'The page size used.' }),
       count: t.field({
         type: Count,

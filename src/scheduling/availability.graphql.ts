@@ -1,11 +1,13 @@
 import { parseInput } from '../errors/zod-details.js';
 import { AppRef } from '../apps/graphql.js';
+import { slotRefusalCodes } from '../errors/app-error.js';
 import { builder } from '../graphql/builder.js';
+import { closedEnum } from '../graphql/enums.js';
 import { filterShape } from '../graphql/list-filter.js';
 import { zodInputFields } from '../graphql/zod-input.js';
 import { availability, availabilityExplained, MAX_CANDIDATES } from './availability.service.js';
 import { availabilityArgs } from './fields.js';
-import type { RejectedCandidate, RejectionReason, Slot } from './slots.js';
+import { busyKinds, type RejectedCandidate, type RejectionReason, type Slot } from './slots.js';
 
 // GET /video/{appId}/availability as a query, plus an explain mode that runs the same engine
 // and also returns each rejected candidate with its reasons.
@@ -25,15 +27,32 @@ const Availability = builder.objectRef<{ slots: Slot[] }>('Availability').implem
   }),
 });
 
+const RejectionCodeEnum = closedEnum(
+  'AvailabilityRejectionCode',
+  slotRefusalCodes,
+  "Why a candidate is not a slot; a 409 booking refusal's details name the same codes.",
+  {
+    outside_working_hours: 'Not inside working hours or an available_extra exception.',
+    conflicts_call: 'The candidate itself overlaps a scheduled call.',
+    buffer_overlap: 'Only its buffered range overlaps a call, blocked window or do-not-disturb window (kind says which).',
+    blocked: 'The candidate itself overlaps a blocked exception.',
+    do_not_disturb: 'The candidate itself overlaps a do-not-disturb window.',
+    minimum_notice: 'It starts sooner than the minimum notice.',
+    beyond_horizon: 'It starts after the booking horizon.',
+    misaligned: 'It does not start on the alignment grid.',
+    daily_limit: "The agent's calls that local day are at the daily limit.",
+    weekly_limit: "The agent's calls that local week are at the weekly limit.",
+  },
+);
+
+const BusyKindEnum = closedEnum('AvailabilityBusyKind', busyKinds, 'What a buffer runs into: a scheduled call, a blocked exception or a do-not-disturb window.');
+
 const RejectionReasonRef = builder.objectRef<RejectionReason>('AvailabilityRejection').implement({
   description: 'Why a candidate is not a slot.',
   fields: (t) => ({
-    code: t.exposeString('code', {
-      description:
-        'outside_working_hours (not inside working hours or an available_extra exception), conflicts_call, blocked, do_not_disturb (the candidate itself overlaps it), or buffer_overlap (only its buffered range does).',
-    }),
+    code: t.expose('code', { type: RejectionCodeEnum, description: 'The reason (the values say what each means).' }),
     id: t.exposeString('id', { nullable: true, description: 'The call, exception or do-not-disturb window responsible.' }),
-    kind: t.exposeString('kind', { nullable: true, description: 'For buffer_overlap: call, blocked or dnd.' }),
+    kind: t.expose('kind', { type: BusyKindEnum, nullable: true, description: 'For buffer_overlap: call, blocked or dnd; null otherwise.' }),
   }),
 });
 

@@ -19,6 +19,7 @@ import {
   actorTypes,
   ANSWERS_MAX,
   bookingAnswer,
+  callOutcomes,
   callListArgs,
   callStatuses,
   createCallInput,
@@ -43,6 +44,7 @@ const write = (appId: string) => ({ $all: { scope: 'scheduling:write' as const, 
 export const ScheduledCallStatusEnum = closedEnum('ScheduledCallStatus', callStatuses, 'The state of a scheduled call; all but scheduled are final.');
 const TimelineEventTypeEnum = closedEnum('TimelineEventType', timelineEventTypes, 'What a call timeline entry records.');
 const TimelineActorTypeEnum = closedEnum('TimelineActorType', actorTypes, 'Who caused a timeline entry: client (an API caller) or system.');
+const CallOutcomeEnum = closedEnum('ScheduledCallOutcome', callOutcomes, 'The final state a started call ends in: completed or no_show.');
 
 export const ScheduledCallEvent = builder.objectRef<TimelineEvent>('ScheduledCallEvent').implement({
   description: 'One entry of a call timeline, oldest first.',
@@ -83,7 +85,7 @@ export const ScheduledCall = builder.objectRef<ScheduledCallRow>('ScheduledCall'
     callId: t.exposeID('id', { description: 'Call id (UUID), its raw id.' }),
     appId: t.exposeID('appId', { description: 'The app of the call.' }),
     assignedAgentId: t.exposeID('assignedAgentId', { description: 'The agent assigned to the call.' }),
-    bookingSource: t.exposeString('bookingSource', { description: 'Where the booking came from; `api` unless given.' }),
+    bookingSource: t.exposeString('bookingSource', { description: 'Where the booking came from, as the booking gave it (an open set, so a string; imports default to `import`); `api` unless given.' }),
     guestName: t.exposeString('guestName', { description: 'Guest display name.' }),
     guestPhone: t.exposeString('guestPhone', { description: 'Guest phone number, or null.', nullable: true }),
     guestEmail: t.exposeString('guestEmail', { description: 'Guest e-mail address, or null.', nullable: true }),
@@ -188,7 +190,7 @@ const CreateScheduledCallInput = builder.inputType('CreateScheduledCallInput', {
       guestPhone: 'Guest phone number, e.g. +447700900123.',
       guestEmail: 'Guest e-mail address.',
       guestTimezone: "IANA time zone; default the app's.",
-      bookingSource: 'Default `api`.',
+      bookingSource: 'Where the booking came from, in your own words (widget, phone, ...; up to 100 characters): an open set, so a string. Default `api`.',
       guestIntakeNotes: 'Intake notes, up to 5000 characters.',
       metadata: `${metadataDescription} Absent, null or {}: none.`,
       answers: { description: `Answers to booking questions (at most ${ANSWERS_MAX}), kept in order. Absent, null or []: none.`, type: [BookingAnswerInput] },
@@ -272,11 +274,11 @@ builder.mutationField('recordScheduledCallOutcome', (t) =>
     args: {
       appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
       id: t.arg({ description: 'The record id (UUID).', type: 'UUID', required: true }),
-      outcome: t.arg.string({ required: true, description: 'completed or no_show.', validate: { schema: schedulingFields.outcome } }),
+      outcome: t.arg({ type: CallOutcomeEnum, required: true, description: 'completed or no_show.' }),
       reason: t.arg.string({ description: 'Free text attached to the event.', validate: { schema: schedulingFields.reason } }),
     },
     resolve: (_root, args, ctx) =>
-      recordCallOutcome(ctx, args.appId, args.id, args.outcome as 'completed' | 'no_show', args.reason ?? undefined),
+      recordCallOutcome(ctx, args.appId, args.id, args.outcome, args.reason ?? undefined),
   }),
 );
 

@@ -28,6 +28,8 @@ export const instant = instantString;
 
 export const exceptionKinds = ['blocked', 'available_extra'] as const;
 export const callStatuses = ['scheduled', 'cancelled', 'completed', 'no_show'] as const;
+// The final states recordScheduledCallOutcome moves a started call to.
+export const callOutcomes = ['completed', 'no_show'] as const;
 // What a timeline entry records, and who caused it.
 export const timelineEventTypes = ['created', 'rescheduled', 'assigned', 'updated', 'cancelled', 'completed', 'no_show'] as const;
 export const actorTypes = ['client', 'system'] as const;
@@ -106,7 +108,7 @@ export const schedulingFields = {
   guestEmailFilter: storableText(z.string().min(1).max(320)),
   guestPhoneFilter: z.string().trim().regex(phonePattern, phoneMessage),
   status: z.enum(callStatuses),
-  outcome: z.enum(['completed', 'no_show']),
+  outcome: z.enum(callOutcomes),
   first: pageSize,
   after: z.string().max(512),
 };

@@ -49,7 +49,8 @@ export interface AgentCalendar {
 }
 
 /** What makes an interval busy, for explanations; the slot test itself ignores it. */
-export type BusyKind = 'call' | 'blocked' | 'dnd';
+export const busyKinds = ['call', 'blocked', 'dnd'] as const;
+export type BusyKind = (typeof busyKinds)[number];
 export interface BusyInterval extends Interval {
   kind?: BusyKind;
   /** The call, exception or do-not-disturb window it comes from. */

@@ -2,14 +2,17 @@ import type { z } from 'zod';
 import { MessageRef } from '../analytics/messages.graphql.js';
 import { refuseFutureTime } from '../errors/zod-details.js';
 import { builder } from '../graphql/builder.js';
+import { closedEnum } from '../graphql/enums.js';
 import { inboundEventSchema } from './inbound-events.js';
-import { ingestInboundEvent, type InboundResult } from './service.js';
+import { inboundEventKinds, ingestInboundEvent, type InboundResult } from './service.js';
 
 // The provider's inbound events: messages from users and status updates. Scope: messages:ingest.
 
+const InboundEventKindEnum = closedEnum('InboundEventKind', inboundEventKinds, 'What the provider sent: an inbound message or a status update.');
+
 const InboundEventResult = builder.objectRef<InboundResult>('InboundEventResult').implement({ description: 'What an inbound event did: the event kind, whether it changed anything, and the message it stored or updated.',
   fields: (t) => ({
-    event: t.exposeString('event', { description: 'message or status.' }),
+    event: t.expose('event', { type: InboundEventKindEnum, description: 'message or status.' }),
     applied: t.exposeBoolean('applied', {
       description: 'False for a redelivered message, or a status update that did not move the message (never backwards).',
     }),

@@ -198,8 +198,11 @@ async function outsideWindow(tx: Tx, appId: string, to: string): Promise<AppErro
 // ---------------------------------------------------------------------------------------------
 // Inbound events
 
+/** What an inbound event is: a user's message or a status update of a sent one. */
+export const inboundEventKinds = ['message', 'status'] as const;
+
 export interface InboundResult {
-  event: 'message' | 'status';
+  event: (typeof inboundEventKinds)[number];
   /** False for a redelivered message, or a status update that did not move the message. */
   applied: boolean;
   message: MessageRow;

@@ -13,7 +13,7 @@ beforeAll(() => seedAgents(server, tenant.appId));
 
 const contactcenter = { conversationId: 'c', ccHostOrigin: 'o', ccTargetEnv: 'e', ccLangTag: 'en', ccUsePopupAuth: false };
 const book = booker(server);
-const EVENTS = `subscription($app: UUID!, $types: [String!], $after: UUID) { events(appId: $app, types: $types, after: $after) { id: eventId type actorType resource } }`;
+const EVENTS = `subscription($app: UUID!, $types: [String!], $after: UUID) { events(appId: $app, types: $types, after: $after) { id: eventId globalId: id type actorType resource } }`;
 
 const pull = (query: string, token = tenant.accessToken, appId = tenant.appId) => request(`${server.url}/api/v1/events/${appId}${query}`, { token });
 
@@ -76,6 +76,8 @@ describe('the app event log', () => {
     await settle();
     const streamed = stream.received.map((r) => r.data!.events!);
     expect(streamed.map((e) => e.id)).toEqual(page.body.data.map((e: { id: string }) => e.id));
+    // Live events carry the global id node(id:) reads them back by.
+    for (const e of streamed) expect(Buffer.from((e as unknown as { globalId: string }).globalId, 'base64').toString('utf8')).toBe(`AppEvent:${tenant.appId}:${e.id}`);
     stream.close();
 
     // A wildcard filter, and keyset pages of one.

@@ -11,7 +11,7 @@ const BIG_COST = 1 + 10 * (1 + 10 * (1 + 1 + (1 + 3 * 3)));
 const remaining = (res: { headers: Headers }) => Number(res.headers.get('x-ratelimit-remaining'));
 
 describe('query cost', () => {
-  it('a cheap query costs 1 and reports its cost and the remaining budget in extensions.cost', async () => {
+  it('a cheap query (cost 2) is charged one request and reports its cost and the remaining budget in extensions.cost', async () => {
     const tenant = await server.tenant({ rate: { minute: 100 } });
     const res = await gql(server.url, tenant.accessToken, '{ viewer { clientId } }');
     expect(res.status).toBe(200);

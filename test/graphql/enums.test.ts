@@ -2,11 +2,15 @@ import { readFileSync } from 'node:fs';
 import { buildSchema, getNamedType, isEnumType, isInputObjectType, isObjectType, type GraphQLNamedType } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { campaignStatuses, campaignStatusFilters, directions, messageStatuses } from '../../src/analytics/filters.js';
-import { actorTypes, callStatuses, exceptionKinds, timelineEventTypes } from '../../src/scheduling/fields.js';
+import { actorTypes, callOutcomes, callStatuses, exceptionKinds, timelineEventTypes } from '../../src/scheduling/fields.js';
+import { busyKinds } from '../../src/scheduling/slots.js';
+import { slotRefusalCodes } from '../../src/errors/app-error.js';
+import { assignmentStrategies } from '../../src/scheduling/assignment.js';
 import { callStatuses as videoCallStatuses, participantRoles, recordingStatuses } from '../../src/video/lifecycle.js';
 import { deliveryStatuses, subscriptionStatuses } from '../../src/webhooks/service.js';
 import { deliveryTypes } from '../../src/webhooks/patterns.js';
-import { sendKinds, sendMessageTypes } from '../../src/sends/service.js';
+import { inboundEventKinds, sendKinds, sendMessageTypes } from '../../src/sends/service.js';
+import { flowActions, flowModes } from '../../src/sends/kinds/flow.js';
 import { gql, request } from '../helpers/http.js';
 import { useServer } from '../helpers/use-server.js';
 
@@ -38,6 +42,15 @@ const closedSets: { name: string; values: readonly string[]; fields: string[]; a
   { name: 'SendKind', values: sendKinds, fields: ['SentMessage.kind', 'SentMessageDetails.kind'] },
   { name: 'SendMessageType', values: sendMessageTypes, fields: ['SentMessage.messageType'] },
   { name: 'WebhookDeliveryStatus', values: deliveryStatuses, fields: ['WebhookDelivery.status'], args: ['Query.webhookDeliveries.status'] },
+  { name: 'ScheduledCallOutcome', values: callOutcomes, fields: [], args: ['Mutation.recordScheduledCallOutcome.outcome'] },
+  { name: 'AvailabilityRejectionCode', values: slotRefusalCodes, fields: ['AvailabilityRejection.code'] },
+  { name: 'AvailabilityBusyKind', values: busyKinds, fields: ['AvailabilityRejection.kind'] },
+  { name: 'InboundEventKind', values: inboundEventKinds, fields: ['InboundEventResult.event'] },
+  { name: 'EventActorType', values: actorTypes, fields: ['AppEvent.actorType'] },
+  { name: 'AssignmentStrategy', values: assignmentStrategies, fields: ['BookingPolicy.assignment', 'BookingPolicyInput.assignment'] },
+  { name: 'FlowStartAction', values: flowActions, fields: ['FlowParametersInput.flow_action'] },
+  { name: 'FlowMode', values: flowModes, fields: ['FlowParametersInput.mode'] },
+  { name: 'CountPrecision', values: ['EXACT', 'AT_LEAST'], fields: ['Count.precision'] },
 ];
 
 function typeAt(path: string): GraphQLNamedType {
@@ -62,8 +75,26 @@ describe('closed sets are GraphQL enums in schema.graphql', () => {
   });
 });
 
-describe('open sets stay strings, and say why', () => {
-  it.each(['Template.status', 'Template.category', 'Query.templates.status', 'Query.templates.category'])('%s', (path) => {
+describe('every enum of the schema is one of the closed sets above', () => {
+  it('lists each enum', () => {
+    const enums = Object.values(sdl.getTypeMap()).filter((t) => isEnumType(t) && !t.name.startsWith('__')).map((t) => t.name).sort();
+    expect(closedSets.map((c) => c.name).sort()).toEqual(enums);
+  });
+});
+
+describe('sets that stay strings say why: open sets, or names an enum value cannot spell', () => {
+  it.each([
+    'Template.status',
+    'Template.category',
+    'Query.templates.status',
+    'Query.templates.category',
+    'TemplateFilter.status',
+    'TemplateFilter.category',
+    'ScheduledCall.bookingSource',
+    'CreateScheduledCallInput.bookingSource',
+    'AppEvent.type',
+    'Viewer.scopes',
+  ])('%s', (path) => {
     expect(typeAt(path).name).toBe('String');
     const [typeName, fieldName, argName] = path.split('.') as [string, string, string | undefined];
     const field = (sdl.getType(typeName) as import('graphql').GraphQLObjectType).getFields()[fieldName]!;
@@ -99,6 +130,19 @@ describe('enum values through the server', () => {
     });
     expect(variable.body.data).toBeUndefined();
     expect(variable.body.errors?.[0]?.extensions?.details?.[0]?.field).toBe('s');
+  });
+
+  it('a value outside an input enum is refused before the send runs, naming its path', async () => {
+    const res = await gql(server.url, tenant.accessToken, 'mutation($app: UUID!, $input: FlowMessageInput!) { sendFlowMessage(appId: $app, input: $input) { message { messageId } } }', {
+      app: tenant.appId,
+      input: {
+        to: '+447700900123',
+        interactive: { body: { text: 'Book' }, action: { parameters: { flow_message_version: '3', flow_token: 'enum-test', flow_name: 'booking', flow_cta: 'Open', flow_action: 'jump' } } },
+      },
+    });
+    expect(res.body.data).toBeUndefined();
+    expect(res.body.errors?.[0]?.extensions?.code).toBe('validation_error');
+    expect(res.body.errors?.[0]?.extensions?.details?.[0]?.field).toBe('input.interactive.action.parameters.flow_action');
   });
 
   it('a webhook type is given and read by its enum name; the dotted name is no enum value', async () => {

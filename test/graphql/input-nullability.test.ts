@@ -56,3 +56,38 @@ describe('optional arguments take null as absent', () => {
     expect(res.body.errors).toBeUndefined();
   });
 });
+
+// The PATCH input through the server: each nullable field given as null does what its
+// description says, refused (naming the field) or taken.
+describe('UpdateScheduledCallInput: null for each field', () => {
+  const { server, tenant } = useServer({ tenant: { scopes: ['scheduling:read', 'scheduling:write'] } });
+  const hours = Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((d) => [d, [['00:00', '24:00']]]));
+  const fields = Object.values((schema.getType('UpdateScheduledCallInput') as import('graphql').GraphQLInputObjectType).getFields());
+  let day = 3;
+
+  it.each(fields.map((f) => [f.name, f.description ?? ''] as const))('%s', async (name, description) => {
+    const run = (query: string, variables: Record<string, unknown>) => gql(server.url, tenant.accessToken, query, { app: tenant.appId, ...variables });
+    await run('mutation($app: UUID!, $input: AgentInput!) { saveAgent(appId: $app, input: $input) { agentId } }', { input: { name: 'Ann', timezone: 'UTC', workingHours: hours } });
+    const at = new Date();
+    at.setUTCDate(at.getUTCDate() + day++);
+    at.setUTCHours(10, 0, 0, 0);
+    const created = await run('mutation($app: UUID!, $input: CreateScheduledCallInput!) { createScheduledCall(appId: $app, input: $input) { callId } }', {
+      input: { scheduledAtUtc: at.toISOString(), durationMinutes: 30, guestName: 'Guest', guestPhone: '+447700900123', guestEmail: 'g@example.com', guestIntakeNotes: 'n', metadata: { k: 'v' }, answers: [{ question: 'q', answer: 'a' }] },
+    });
+    expect(created.body.errors).toBeUndefined();
+    // Another field changes too, so a null that means "none" still leaves an edit to make.
+    const res = await run('mutation($app: UUID!, $id: UUID!, $input: UpdateScheduledCallInput!) { updateScheduledCall(appId: $app, id: $id, input: $input) { guestPhone guestEmail guestIntakeNotes metadata answers { answer } } }', {
+      id: created.body.data.createScheduledCall.callId,
+      input: { guestName: 'Other', [name]: null },
+    });
+    if (/null is refused/.test(description)) {
+      expect(res.body.errors?.[0]?.extensions?.code).toBe('invalid_request');
+      expect(res.body.errors?.[0]?.extensions?.details).toEqual([expect.objectContaining({ field: `input.${name}` })]);
+    } else {
+      expect(description).toMatch(/null (clears|or \[\] clears|: none)|absent or null: none|null clears/);
+      expect(res.body.errors, JSON.stringify(res.body.errors)).toBeUndefined();
+      const call = res.body.data.updateScheduledCall as Record<string, unknown>;
+      if (/clears/.test(description)) expect(call[name]).toBeNull();
+    }
+  });
+});

@@ -1,4 +1,6 @@
+import { isObjectType, type GraphQLObjectType } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { schema } from '../../src/graphql/schema.js';
 import { importRecords, campaign, message, template } from '../analytics/fixtures.js';
 import { gql } from '../helpers/http.js';
 import { allScopes } from '../helpers/server.js';
@@ -6,7 +8,7 @@ import { useServer } from '../helpers/use-server.js';
 
 // A low cap, so "more rows than the cap" takes 30 rows rather than 10,001.
 const CAP = 25;
-const { server, tenant } = useServer({ tenant: true, overrides: { GRAPHQL_COUNT_CAP: String(CAP) } });
+const { server, tenant } = useServer({ tenant: true, overrides: { GRAPHQL_COUNT_CAP: String(CAP), WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_POLL_MS: '0' } });
 
 let otherAppId = '';
 let bothToken = '';
@@ -51,6 +53,15 @@ describe('navigation: app(id:) reaches the lists of the app', () => {
     expect(next.body.data.app.messages).toEqual(next.body.data.root);
   });
 
+  it('pageInfo has the four Relay fields: startCursor is the first edge cursor, hasPreviousPage false', async () => {
+    const res = await q(`query($app: ID!) { app(id: $app) { messages(first: 3) { edges { cursor } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } }
+      none: messages(filter: { channel: "fax" }) { pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } } }`, { app: tenant.appId });
+    expect(res.body.errors).toBeUndefined();
+    const { edges, pageInfo } = res.body.data.app.messages;
+    expect(pageInfo).toEqual({ hasNextPage: true, hasPreviousPage: false, startCursor: edges[0].cursor, endCursor: edges[2].cursor });
+    expect(res.body.data.app.none.pageInfo).toEqual({ hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null });
+  });
+
   it('every list field on App answers what its root field answers', async () => {
     const res = await q(
       `query($app: UUID!) {
@@ -63,6 +74,8 @@ describe('navigation: app(id:) reaches the lists of the app', () => {
         rd: webhookDeliveries(appId: $app) { nodes { deliveryId } }
         rm: summaryMetrics(appId: $app) { sent delivered read failed }
         rg: campaignTags(appId: $app)
+        re: events(appId: $app, first: 5) { nodes { eventId type } }
+        ry: dailyMetrics(appId: $app, startDate: "2026-03-01T00:00:00Z", endDate: "2026-03-08T00:00:00Z") { date sent }
         app(appId: $app) {
           appId
           campaigns(first: 4, filter: { status: [active, paused] }) { nodes { campaignId status stats { sent } } }
@@ -74,6 +87,8 @@ describe('navigation: app(id:) reaches the lists of the app', () => {
           webhookDeliveries { nodes { deliveryId } }
           summaryMetrics { sent delivered read failed }
           campaignTags
+          events(first: 5) { nodes { eventId type } }
+          dailyMetrics(startDate: "2026-03-01T00:00:00Z", endDate: "2026-03-08T00:00:00Z") { date sent }
         }
       }`,
       { app: tenant.appId },
@@ -92,6 +107,18 @@ describe('navigation: app(id:) reaches the lists of the app', () => {
     expect(app.webhookDeliveries).toEqual(root.rd);
     expect(app.summaryMetrics).toEqual(root.rm);
     expect(app.campaignTags).toEqual(root.rg);
+    expect(app.events).toEqual(root.re);
+    expect(app.dailyMetrics).toEqual(root.ry);
+  });
+
+  it('every root field that reads a list of one app has its field on App', () => {
+    const query = schema.getQueryType()!.getFields();
+    const app = (schema.getType('App') as GraphQLObjectType).getFields();
+    // The root fields that read one record by its id are reached by node(id:) instead.
+    const single = ['agent', 'message', 'scheduledCall', 'sentMessage', 'template', 'videoCall'];
+    const perApp = Object.values(query).filter((f) => f.args.some((a) => a.name === 'appId') && f.name !== 'app' && !single.includes(f.name));
+    expect(perApp.length).toBeGreaterThan(10);
+    for (const f of perApp) expect(app[f.name]?.type.toString(), f.name).toBe(f.type.toString());
   });
 
   it('app(id:) takes the App global id as well as the raw UUID, and app(appId:) still works', async () => {
@@ -215,6 +242,53 @@ describe('counts', () => {
     const two = await perApp(bothToken);
     // messages(first: 20) { limit } costs 2 (1 + 1 × 1): once more for the second app.
     expect(two).toBe(one + 2);
+  });
+});
+
+describe('counts on every connection', () => {
+  it('each connection type has count: Count!', () => {
+    const connections = Object.values(schema.getTypeMap()).filter((t): t is GraphQLObjectType => isObjectType(t) && t.name.endsWith('Connection'));
+    expect(connections.length).toBeGreaterThanOrEqual(7);
+    for (const c of connections) expect(c.getFields().count?.type.toString(), c.name).toBe('Count!');
+  });
+
+  it('scheduled calls, video calls, webhook deliveries and events are counted under their filter', async () => {
+    // An app of its own, so its agent and calls stay out of the other tests' answers.
+    const own = await server.tenant();
+    const hours = Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((d) => [d, [['00:00', '24:00']]]));
+    const ok = async (query: string, variables: Record<string, unknown> = {}) => {
+      const res = await q(query, { app: own.appId, ...variables }, own.accessToken);
+      expect(res.body.errors, JSON.stringify(res.body.errors)).toBeUndefined();
+      return res.body.data;
+    };
+    await ok('mutation($app: UUID!, $input: AgentInput!) { saveAgent(appId: $app, input: $input) { agentId } }', { input: { name: 'Ann', timezone: 'UTC', workingHours: hours } });
+    for (const days of [5, 6, 7]) {
+      const at = new Date();
+      at.setUTCDate(at.getUTCDate() + days);
+      at.setUTCHours(10, 0, 0, 0);
+      await ok('mutation($app: UUID!, $input: CreateScheduledCallInput!) { createScheduledCall(appId: $app, input: $input) { callId } }', { input: { scheduledAtUtc: at.toISOString(), durationMinutes: 30, guestName: 'G' } });
+    }
+    const cc = { conversationId: 'c', ccHostOrigin: 'o', ccTargetEnv: 'e', ccLangTag: 'en', ccUsePopupAuth: false };
+    for (let i = 0; i < 2; i++) await ok('mutation($app: UUID!, $cc: VideoContactCenterInput!) { createVideoCall(appId: $app, input: { presetId: "p", contactcenter: $cc }) { callId } }', { cc });
+    const sub = await ok('mutation($app: UUID!) { createWebhookSubscription(appId: $app, url: "http://127.0.0.1:9/hook", events: ["*"]) { subscription { subscriptionId } } }');
+    await ok('mutation($app: UUID!, $id: UUID!) { pingWebhookSubscription(appId: $app, id: $id) { deliveryId } }', { id: sub.createWebhookSubscription.subscription.subscriptionId });
+    const data = await ok(`query($app: ID!) { app(id: $app) {
+      scheduledCalls(first: 1) { count { count precision } }
+      cancelled: scheduledCalls(filter: { status: cancelled }) { count { count precision } }
+      videoCalls(first: 1) { count { count precision } }
+      ended: videoCalls(filter: { status: ended }) { count { count precision } }
+      webhookDeliveries(first: 1, filter: { status: pending }) { count { count precision } }
+      events(first: 1) { count { count precision } }
+      callEvents: events(first: 1, filter: { types: ["scheduled_call.*"] }) { count { count precision } }
+    } }`);
+    const exact = (count: number) => ({ count: { count, precision: 'EXACT' } });
+    expect(data.app.scheduledCalls).toEqual(exact(3));
+    expect(data.app.cancelled).toEqual(exact(0));
+    expect(data.app.videoCalls).toEqual(exact(2));
+    expect(data.app.ended).toEqual(exact(0));
+    expect(data.app.webhookDeliveries).toEqual(exact(1));
+    expect(data.app.callEvents).toEqual(exact(3));
+    expect(data.app.events.count.count).toBeGreaterThanOrEqual(3);
   });
 });
 

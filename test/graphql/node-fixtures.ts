@@ -72,6 +72,7 @@ export async function listEveryNode(server: TestServer, tenant: Tenant): Promise
       sentMessage(appId: $app, messageId: $sent) { id messageId kind }
       webhookSubscriptions(appId: $app) { id subscriptionId url }
       webhookDeliveries(appId: $app, first: 5) { nodes { id deliveryId status } }
+      events(appId: $app, first: 1) { nodes { id eventId type } }
     }`,
     { sent: sentIds.get(tenant.appId) },
   );
@@ -95,6 +96,7 @@ export async function listEveryNode(server: TestServer, tenant: Tenant): Promise
     { type: 'SentMessageDetails', raw: 'messageId', fields: 'messageId kind', row: data.sentMessage },
     { type: 'WebhookSubscription', raw: 'subscriptionId', fields: 'subscriptionId url', row: data.webhookSubscriptions[0] },
     { type: 'WebhookDelivery', raw: 'deliveryId', fields: 'deliveryId status', row: data.webhookDeliveries.nodes[0] },
+    { type: 'AppEvent', raw: 'eventId', fields: 'eventId type', row: data.events.nodes[0] },
   ];
   for (const { type, row } of listed) expect(row, `a ${type} to list`).toBeDefined();
   return listed.map((l) => ({ ...l, key: l.row.callId && l.type.startsWith('Video') && l.type !== 'VideoCall' ? `${l.row.callId}:${l.row[l.raw]}` : String(l.row[l.raw]) }));

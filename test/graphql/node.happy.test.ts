@@ -1,4 +1,6 @@
+import { isInterfaceType } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { schema } from '../../src/graphql/schema.js';
 import { useServer } from '../helpers/use-server.js';
 import { listEveryNode, seedEveryNode, tenantGql, type Listed } from './node-fixtures.js';
 import { newPhone, productListBody, userWrote } from '../sends/fixtures.js';
@@ -17,6 +19,13 @@ describe('global object identification', () => {
       const data = await tenantGql(server, tenant, `query($id: ID!) { node(id: $id) { __typename id ... on ${type} { ${fields} } } }`, { id: row.id });
       expect(data.node, type).toEqual({ __typename: type, ...row });
     }
+  });
+
+  it('the fixtures cover every type that implements Node in the schema', () => {
+    const node = schema.getType('Node');
+    if (!node || !isInterfaceType(node)) throw new Error('no Node interface');
+    const implementations = schema.getPossibleTypes(node).map((t) => t.name).sort();
+    expect(listed.map((l) => l.type).sort()).toEqual(implementations);
   });
 
   it('the global id is opaque and differs from the raw id, which is a field of its own', () => {

@@ -53,10 +53,10 @@ describe('node(id:) tenancy and scopes', () => {
     expect(allowed.body.errors).toBeUndefined();
   });
 
-  it('participants, recordings, exceptions and DND windows need their call or agent scope; sent message details messages:read', async () => {
+  it('participants, recordings, exceptions, DND windows and events need their own scope; sent message details messages:read', async () => {
     const client = await server.client({ apps: [stranger.appId], scopes: ['messages:read'] });
     const token = await client.token();
-    for (const type of ['VideoParticipant', 'VideoRecording', 'AvailabilityException', 'DndWindow']) {
+    for (const type of ['VideoParticipant', 'VideoRecording', 'AvailabilityException', 'DndWindow', 'AppEvent']) {
       const refused = await node(token, strangers.find((s) => s.type === type)!.row.id);
       expect(refused.body.data, type).toEqual({ node: null });
       expect(refused.body.errors?.[0]?.extensions?.code, type).toBe('forbidden');

@@ -51,6 +51,11 @@ describe('trusted documents, strict', () => {
     expect(res.body.errors?.[0]?.message).toMatch(/Only trusted documents run on this server/);
     expect(res.body.errors?.[0]?.extensions?.details).toEqual([{ field: 'query', code: 'invalid_value', message: 'is not a trusted document' }]);
     expect((await gql(server.url, victim, VIEWER)).status).toBe(200);
+    // To an application/json client the same refusal is a 200 with no data (GraphQL over HTTP).
+    const asJson = await request(`${server.url}/graphql`, { token: tenant.accessToken, json: { query: '{ viewer { scopes } }' }, headers: { accept: 'application/json' } });
+    expect(asJson.status).toBe(200);
+    expect(asJson.body.data).toBeUndefined();
+    expect(asJson.body.errors?.[0]?.extensions?.code).toBe('invalid_request');
     // Reformatted, a known document is another text.
     expect((await gql(server.url, tenant.accessToken, '{ viewer { clientId } }')).status).toBe(400);
   });

@@ -88,7 +88,7 @@ describe('GraphQL: scheduled calls', () => {
     await importRecords(server, tenant.appId, [agent(1, 'UTC', everyDay('00:00', '24:00')), importedCall(2, 1, '2026-03-09T10:00:00.000Z')]);
     const future = (await a.create({ scheduledAtUtc: futureDay(31, 9).toISOString(), durationMinutes: 30, guestName: 'F' })).body.data.call.id;
     const outcome = (id: string, value: string) =>
-      a.gql(`mutation($app: UUID!, $id: UUID!, $o: String!) { recordScheduledCallOutcome(appId: $app, id: $id, outcome: $o) { status events { eventType } } }`, {
+      a.gql(`mutation($app: UUID!, $id: UUID!, $o: ScheduledCallOutcome!) { recordScheduledCallOutcome(appId: $app, id: $id, outcome: $o) { status events { eventType } } }`, {
         app: tenant.appId,
         id,
         o: value,

@@ -355,7 +355,7 @@ const gqlCases: Record<string, GqlCase> = {
     expect: ok(),
   },
   'Mutation.recordScheduledCallOutcome': {
-    query: 'mutation($app: UUID!, $id: UUID!) { recordScheduledCallOutcome(appId: $app, id: $id, outcome: "completed") { id: callId } }',
+    query: 'mutation($app: UUID!, $id: UUID!) { recordScheduledCallOutcome(appId: $app, id: $id, outcome: completed) { id: callId } }',
     variables: () => ({ id: f.callForOutcome }),
     // A booking cannot be made in the past, and an outcome waits for the call to start.
     expect: refused(200, 'conflict'),

@@ -3,7 +3,8 @@ import { SentMessageDetailsRef } from '../sent-messages.graphql.js';
 import { zodInputFields } from '../../graphql/zod-input.js';
 import { fixed, obj } from '../sends.graphql.js';
 import { interactiveSendMutation } from './interactive.graphql.js';
-import { flowAction, flowActionPayload, flowInteractive, flowMessageSchema, flowParameters } from './flow.js';
+import { closedEnum } from '../../graphql/enums.js';
+import { flowAction, flowActionPayload, flowActions, flowInteractive, flowMessageSchema, flowModes, flowParameters } from './flow.js';
 
 // The Flow send's input and mutation, and the Flow reply of a sent message.
 
@@ -25,6 +26,9 @@ builder.objectField(SentMessageDetailsRef, 'flowReply', (t) =>
   }),
 );
 
+const FlowStartActionEnum = closedEnum('FlowStartAction', flowActions, "How a Flow opens: navigate shows flow_action_payload.screen; data_exchange asks the Flow's data endpoint for the first screen.");
+const FlowModeEnum = closedEnum('FlowMode', flowModes, 'published reaches every number; draft only numbers registered as testers.');
+
 const FlowActionPayloadInput = builder.inputType('FlowActionPayloadInput', {
   description: 'The first screen and its initial data (flow_action navigate).',
   fields: (t) => zodInputFields(t, flowActionPayload, { screen: 'Required with navigate: the first screen.', data: 'Initial state of that screen.' }, { nullAsAbsent: true }),
@@ -38,9 +42,9 @@ const FlowParametersInput = builder.inputType('FlowParametersInput', {
       flow_id: 'Required if flow_name is absent.',
       flow_name: 'Required if flow_id is absent.',
       flow_cta: 'Button label, at most 20 characters, no emoji or markdown.',
-      flow_action: 'navigate (default) or data_exchange.',
+      flow_action: { description: 'navigate (default) or data_exchange.', type: FlowStartActionEnum },
       flow_action_payload: { description: 'Required with navigate; omitted with data_exchange.', type: FlowActionPayloadInput },
-      mode: 'published (default) or draft.',
+      mode: { description: 'published (default) or draft.', type: FlowModeEnum },
     }, { nullAsAbsent: true }),
 });
 const FlowActionInput = builder.inputType('FlowActionInput', {

@@ -5,6 +5,11 @@ import { flowToken, freeForm, interactiveMessage, isPlainObject, issue, nonEmpty
 // The Flow send: a WhatsApp interactive message that opens a Flow. Sent only inside the 24-hour
 // window; its flow_token links the user's reply back to the send.
 
+/** How a Flow opens: on a screen the send names, or with the first screen from the Flow's data endpoint. */
+export const flowActions = ['navigate', 'data_exchange'] as const;
+/** published Flows reach everyone; draft ones only numbers registered as testers. */
+export const flowModes = ['published', 'draft'] as const;
+
 export const flowActionPayload = z.strictObject({
   screen: nonEmpty.optional(), // required with navigate, checked below
   data: freeForm.optional(),
@@ -22,9 +27,9 @@ export const flowParameters = z
         message: 'must not contain formatting (*, _, ~, ` or [text](url) links)',
         params: { code: 'invalid_value' },
       }),
-    flow_action: z.enum(['navigate', 'data_exchange']).default('navigate'),
+    flow_action: z.enum(flowActions).default('navigate'),
     flow_action_payload: flowActionPayload.optional(),
-    mode: z.enum(['published', 'draft']).default('published'),
+    mode: z.enum(flowModes).default('published'),
   })
   .superRefine((_, ctx) => {
     // Under `when`, fields may hold invalid input: read them as unknown.
