@@ -1,18 +1,11 @@
 import { sql } from 'drizzle-orm';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
-import type { PgliteDatabase } from 'drizzle-orm/pglite';
-import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
-import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/apps/service.js';
-import { openDatabase, type Database } from '../../src/db/client.js';
 import { runMigrations } from '../../src/db/migrate.js';
 import { rowsOf } from '../../src/db/raw.js';
 import { pruneEvents } from '../../src/events/prune.js';
-import { createLogger } from '../../src/log.js';
 import { eventsAfter } from '../../src/realtime/timeline-bus.js';
-import { migrationsBefore } from '../helpers/migrations.js';
-import { createFreshDatabase } from '../helpers/server.js';
+import { databaseBefore as databaseBeforeMigration, storageKinds, type StorageKind } from '../helpers/migrations.js';
 
 /*
  * 0022 makes a call's timeline its slice of the app event log. Timeline rows whose log event
@@ -27,26 +20,8 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function databaseBefore(kind: 'pglite' | 'postgres'): Promise<Database> {
-  const logger = createLogger('silent');
-  const before = migrationsBefore(MIGRATION);
-  cleanups.push(before.remove);
-  const migrationsFolder = before.dir;
-  if (kind === 'pglite') {
-    const database = await openDatabase({ DATA_DIR: 'memory', DATABASE_URL: undefined, DB_POOL_MAX: 1, DB_PREPARE: false }, logger);
-    cleanups.push(() => database.close());
-    await migratePglite(database.db as unknown as PgliteDatabase, { migrationsFolder });
-    return database;
-  }
-  const fresh = await createFreshDatabase(process.env.DATABASE_URL!);
-  cleanups.push(() => fresh.drop());
-  const database = await openDatabase({ DATA_DIR: 'memory', DATABASE_URL: fresh.url, DB_POOL_MAX: 2, DB_PREPARE: false }, logger);
-  cleanups.push(() => database.close());
-  await migratePostgres(drizzlePostgres({ client: database.pg! }), { migrationsFolder });
-  return database;
-}
-
-const kinds = process.env.DATABASE_URL ? (['pglite', 'postgres'] as const) : (['pglite'] as const);
+const databaseBefore = (kind: StorageKind) => databaseBeforeMigration(MIGRATION, kind, cleanups);
+const kinds = storageKinds;
 
 const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 10, minute)).toISOString();
 

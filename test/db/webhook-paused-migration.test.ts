@@ -1,17 +1,11 @@
 import { sql } from 'drizzle-orm';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
-import type { PgliteDatabase } from 'drizzle-orm/pglite';
-import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
-import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/apps/service.js';
-import { openDatabase, type Database } from '../../src/db/client.js';
 import { runMigrations } from '../../src/db/migrate.js';
 import { rowsOf } from '../../src/db/raw.js';
 import { createLogger } from '../../src/log.js';
 import { WebhookWorker } from '../../src/webhooks/worker.js';
-import { migrationsBefore } from '../helpers/migrations.js';
-import { createFreshDatabase } from '../helpers/server.js';
+import { databaseBefore as databaseBeforeMigration, storageKinds, type StorageKind } from '../helpers/migrations.js';
 
 /*
  * 0013 flags the pending deliveries of disabled subscriptions `paused` and rebuilds the worker's
@@ -26,27 +20,8 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-/** A database migrated up to (not including) 0013. */
-async function databaseBefore(kind: 'pglite' | 'postgres'): Promise<Database> {
-  const logger = createLogger('silent');
-  const before = migrationsBefore(MIGRATION);
-  cleanups.push(before.remove);
-  const migrationsFolder = before.dir;
-  if (kind === 'pglite') {
-    const database = await openDatabase({ DATA_DIR: 'memory', DATABASE_URL: undefined, DB_POOL_MAX: 1, DB_PREPARE: false }, logger);
-    cleanups.push(() => database.close());
-    await migratePglite(database.db as unknown as PgliteDatabase, { migrationsFolder });
-    return database;
-  }
-  const fresh = await createFreshDatabase(process.env.DATABASE_URL!);
-  cleanups.push(() => fresh.drop());
-  const database = await openDatabase({ DATA_DIR: 'memory', DATABASE_URL: fresh.url, DB_POOL_MAX: 2, DB_PREPARE: false }, logger);
-  cleanups.push(() => database.close());
-  await migratePostgres(drizzlePostgres({ client: database.pg! }), { migrationsFolder });
-  return database;
-}
-
-const kinds = process.env.DATABASE_URL ? (['pglite', 'postgres'] as const) : (['pglite'] as const);
+const databaseBefore = (kind: StorageKind) => databaseBeforeMigration(MIGRATION, kind, cleanups);
+const kinds = storageKinds;
 
 describe(`migration ${MIGRATION}`, () => {
   it.each(kinds)('on %s: flags the pending deliveries of disabled subscriptions, and the worker leaves them waiting', async (kind) => {
