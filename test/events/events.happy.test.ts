@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { eventId } from '../../src/events/ids.js';
 import { pruneEvents } from '../../src/events/prune.js';
 import { gql, request } from '../helpers/http.js';
+import { videoCallLifecycle } from '../video/fixtures.js';
 import { useServer } from '../helpers/use-server.js';
 import { booker, seedAgents, settle, subscribe } from '../realtime/timeline.fixtures.js';
 
@@ -40,13 +41,7 @@ describe('the app event log', () => {
     const stream = subscribe(server.url, tenant.accessToken, EVENTS, { app: tenant.appId });
     await settle();
     const callId = await book(tenant, 3, 10);
-    const created = await videoGql('mutation($app: UUID!, $cc: VideoContactCenterInput!) { createVideoCall(appId: $app, input: { presetId: "p", contactcenter: $cc }) { callId } }', { cc: contactcenter });
-    const videoId = created.data!.createVideoCall.callId as string;
-    const call = { call: videoId };
-    await videoGql('mutation($app: UUID!, $call: UUID!) { recordVideoParticipantJoined(appId: $app, callId: $call, providerParticipantId: "g-1", role: participant, name: "G") { callId } }', call);
-    await videoGql('mutation($app: UUID!, $call: UUID!) { recordVideoParticipantLeft(appId: $app, callId: $call, providerParticipantId: "g-1") { callId } }', call);
-    await videoGql('mutation($app: UUID!, $call: UUID!) { recordVideoRecordingStatus(appId: $app, callId: $call, providerArchiveId: "a-1", status: processing) { callId } }', call);
-    await videoGql('mutation($app: UUID!, $call: UUID!) { recordVideoCallEnded(appId: $app, callId: $call) { callId } }', call);
+    const videoId = await videoCallLifecycle(async (query, variables) => (await videoGql(query, variables)).data!);
     const inbound = await request(`${server.url}/api/v1/messaging/${tenant.appId}/inbound`, {
       token: tenant.accessToken,
       json: { type: 'message', id: `wamid.events.${Date.now()}`, from: '447700900123', to: '447700900000', text: 'hi' },

@@ -135,3 +135,18 @@ export function videoMutations(server: TestServer, tenant: Tenant, call: () => s
         { app: tenant.appId, call: call(), archive, status, url, at: iso(at) }),
   };
 }
+
+/**
+ * A video call's whole life through GraphQL, each step an event of the log: created, a
+ * participant joining and leaving, a recording processing, the call ended. `run` executes a
+ * document with `$app` bound and returns its `data`. Returns the video call's id.
+ */
+export async function videoCallLifecycle(run: (query: string, variables: Record<string, unknown>) => Promise<Record<string, any>>): Promise<string> {
+  const created = await run('mutation($app: UUID!, $cc: VideoContactCenterInput!) { createVideoCall(appId: $app, input: { presetId: "p", contactcenter: $cc }) { callId } }', { cc: contactcenter });
+  const call = { call: created.createVideoCall.callId as string };
+  await run('mutation($app: UUID!, $call: UUID!) { recordVideoParticipantJoined(appId: $app, callId: $call, providerParticipantId: "g-1", role: participant, name: "G") { callId } }', call);
+  await run('mutation($app: UUID!, $call: UUID!) { recordVideoParticipantLeft(appId: $app, callId: $call, providerParticipantId: "g-1") { callId } }', call);
+  await run('mutation($app: UUID!, $call: UUID!) { recordVideoRecordingStatus(appId: $app, callId: $call, providerArchiveId: "a-1", status: processing) { callId } }', call);
+  await run('mutation($app: UUID!, $call: UUID!) { recordVideoCallEnded(appId: $app, callId: $call) { callId } }', call);
+  return call.call;
+}

@@ -6,6 +6,7 @@ import { checkWebhookContract } from '../helpers/contract.js';
 import { gql, request } from '../helpers/http.js';
 import type { Tenant, TestServer } from '../helpers/server.js';
 import { futureDay } from '../scheduling/fixtures.js';
+import { videoCallLifecycle } from '../video/fixtures.js';
 import { booking, deliveriesOf, DELIVERIES, schedulingTenant, secondsAfter, startReceiver, verifyAt, webhookTestBed, type Receiver } from './fixtures.js';
 
 // The push side of the event stream through the real server: subscriptions by pattern, every
@@ -127,13 +128,7 @@ describe('subscriptions by pattern', () => {
         expect(res.body.errors, JSON.stringify(res.body.errors)).toBeUndefined();
         return res.body.data;
       };
-      const cc = { conversationId: 'c', ccHostOrigin: 'https://cc.example', ccTargetEnv: 'e', ccLangTag: 'en', ccUsePopupAuth: false };
-      const videoId = (await video('mutation($app: UUID!, $cc: VideoContactCenterInput!) { createVideoCall(appId: $app, input: { presetId: "p", contactcenter: $cc }) { callId } }', { cc })).createVideoCall.callId;
-      const v = { call: videoId };
-      await video('mutation($app: UUID!, $call: UUID!) { recordVideoParticipantJoined(appId: $app, callId: $call, providerParticipantId: "g-1", role: participant, name: "G") { callId } }', v);
-      await video('mutation($app: UUID!, $call: UUID!) { recordVideoParticipantLeft(appId: $app, callId: $call, providerParticipantId: "g-1") { callId } }', v);
-      await video('mutation($app: UUID!, $call: UUID!) { recordVideoRecordingStatus(appId: $app, callId: $call, providerArchiveId: "a-1", status: processing) { callId } }', v);
-      await video('mutation($app: UUID!, $call: UUID!) { recordVideoCallEnded(appId: $app, callId: $call) { callId } }', v);
+      const videoId = await videoCallLifecycle(video);
       const inbound = await fetch(`${server.url}/api/v1/messaging/${tenant.appId}/inbound`, {
         method: 'POST',
         headers: { authorization: `Bearer ${tenant.accessToken}`, 'content-type': 'application/json' },
