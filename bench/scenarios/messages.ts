@@ -46,10 +46,14 @@ export const messagesSearch: Scenario = {
   floor: {
     sql:
       `${MESSAGE_COLUMNS} where ("messages"."app_id" = $1 and ("messages"."user_phone" ilike $2 or "messages"."provider_message_id" ilike $3 ` +
-      `or "messages"."conversation_key" ilike $4 or "messages"."provider_from" ilike $5 or "messages"."provider_to" ilike $6)) ${MESSAGE_ORDER} limit $7`,
+      `or "messages"."conversation_key" ilike $4 or "messages"."provider_from" ilike $5 or "messages"."provider_to" ilike $6) ` +
+      // The service's 4-gram condition for a term of four or more characters (the probe's phone number).
+      `and message_search_grams("messages"."user_phone", "messages"."provider_message_id", "messages"."conversation_key", "messages"."provider_from", "messages"."provider_to") ` +
+      `@> message_search_grams($8::text)) ${MESSAGE_ORDER} limit $7`,
     params: (q) => {
-      const p = likePattern(q.get('search') ?? '');
-      return [q.get('app'), p, p, p, p, p, limitOf(q) + 1];
+      const term = q.get('search') ?? '';
+      const p = likePattern(term);
+      return [q.get('app'), p, p, p, p, p, limitOf(q) + 1, term];
     },
     respond: (rows, q) => listPage(rows, limitOf(q), messageItem),
   },

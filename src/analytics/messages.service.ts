@@ -1,4 +1,4 @@
-import { and, eq, gte, ilike, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, gte, ilike, lt, or, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { notFound } from '../errors/app-error.js';
 import { keysetList, type Page } from '../db/keyset.js';
 import type { RequestContext } from '../runtime.js';
@@ -17,28 +17,38 @@ const EQUALS = {
 } as const;
 
 /** The optional values of a page query; which of them a request has is its shape. */
-const OPTIONAL = [...(Object.keys(EQUALS) as (keyof typeof EQUALS)[]), 'search', 'from', 'to'] as const;
+const OPTIONAL = [...(Object.keys(EQUALS) as (keyof typeof EQUALS)[]), 'search', 'searchGrams', 'from', 'to'] as const;
+
+/** Terms this long are looked up by their 4-grams (migrations/0023_message_search_grams.sql). */
+const GRAM = 4;
+
+/** The searched fields' 4-grams, written exactly as the index expression so the planner can use it. */
+const searchGrams = sql`message_search_grams(${messages.userPhone}, ${messages.providerMessageId}, ${messages.conversationKey}, ${messages.providerFrom}, ${messages.providerTo})`;
 
 const p = (name: string) => sql.placeholder(name);
 
 const list = keysetList({ name: 'messages', table: messages, appId: messages.appId, at: messages.createdAt, id: messages.id, ids: 'text' });
 
+/**
+ * Any of the five fields contains the term (`pattern`, an ILIKE pattern). With `term`, the raw term
+ * of at least GRAM characters, the gram index answers first, a necessary condition; the ILIKEs decide.
+ */
+export function searchConditions(pattern: SQLWrapper, term?: SQLWrapper): SQL[] {
+  const contains = or(
+    ilike(messages.userPhone, pattern),
+    ilike(messages.providerMessageId, pattern),
+    ilike(messages.conversationKey, pattern),
+    ilike(messages.providerFrom, pattern),
+    ilike(messages.providerTo, pattern),
+  )!;
+  return term ? [sql`${searchGrams} @> message_search_grams(${term}::text)`, contains] : [contains];
+}
+
 /** The filters of one shape, every value a placeholder. */
 function filters(has: (name: string) => boolean): (SQL | undefined)[] {
   const conditions: (SQL | undefined)[] = [];
   for (const [name, column] of Object.entries(EQUALS)) if (has(name)) conditions.push(eq(column, p(name)));
-  if (has('search')) {
-    const pattern = p('search');
-    conditions.push(
-      or(
-        ilike(messages.userPhone, pattern),
-        ilike(messages.providerMessageId, pattern),
-        ilike(messages.conversationKey, pattern),
-        ilike(messages.providerFrom, pattern),
-        ilike(messages.providerTo, pattern),
-      ),
-    );
-  }
+  if (has('search')) conditions.push(...searchConditions(p('search'), has('searchGrams') ? p('searchGrams') : undefined));
   if (has('from')) conditions.push(gte(messages.createdAt, sql`${p('from')}::timestamptz`));
   if (has('to')) conditions.push(lt(messages.createdAt, sql`${p('to')}::timestamptz`));
   return conditions;
@@ -56,6 +66,8 @@ export async function listMessages(ctx: RequestContext, args: MessageListArgs): 
     source: args.source || undefined,
     destination: args.destination || undefined,
     search: args.search ? containsPattern(args.search) : undefined,
+    // In code points, as PostgreSQL counts: a shorter term has no 4-gram to look up.
+    searchGrams: args.search && [...args.search].length >= GRAM ? args.search : undefined,
     from: from?.toISOString(),
     to: to?.toISOString(),
   };

@@ -1,0 +1,26 @@
+-- Message search by a phone number or a provider id: the five searched fields' 4-grams, lowercased,
+-- in one GIN expression index. Digit strings make trigrams unselective (a few hundred distinct
+-- trigrams shared by every phone number, a business number in every row); 4-grams of a twelve-digit
+-- number pick out its rows directly. A term of four or more characters must have all its 4-grams
+-- here, and the ILIKE conditions still decide; shorter terms keep the trigram index.
+-- lower() is what ILIKE compares in a UTF-8 database, so a row the ILIKE finds always has the grams.
+CREATE OR REPLACE FUNCTION message_search_grams(VARIADIC fields text[]) RETURNS text[]
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE STRICT AS $$
+DECLARE
+  grams text[] := '{}';
+  field text;
+BEGIN
+  FOREACH field IN ARRAY fields LOOP
+    CONTINUE WHEN field IS NULL;
+    field := lower(field);
+    -- Repeated grams are left in: GIN keeps each key of a row once.
+    FOR i IN 1 .. length(field) - 3 LOOP
+      grams := grams || substr(field, i, 4);
+    END LOOP;
+  END LOOP;
+  RETURN grams;
+END
+$$;--> statement-breakpoint
+CREATE INDEX IF NOT EXISTS "messages_search_grams_idx" ON "messages" USING gin (
+  message_search_grams("user_phone", "provider_message_id", "conversation_key", "provider_from", "provider_to")
+);
