@@ -1,7 +1,7 @@
 import { AppRef } from '../apps/graphql.js';
 import { builder } from '../graphql/builder.js';
 import { filterInput, listArgs } from '../graphql/list-filter.js';
-import { connectionOf, pageComplexity } from '../graphql/connection.js';
+import { keysetConnection, pageArgs, pageComplexity, toConnection } from '../graphql/connection.js';
 import { closedEnum } from '../graphql/enums.js';
 import { campaignStatsLoader } from './campaign-stats.js';
 import { listCampaigns } from './campaigns.service.js';
@@ -37,7 +37,7 @@ export const CampaignRef = builder.objectRef<CampaignRow>('Campaign').implement(
   }),
 });
 
-const CampaignConnection = connectionOf('Campaign', CampaignRef, 'A page of campaigns, newest first (created_at desc, id desc).');
+const CampaignConnection = keysetConnection('Campaign', CampaignRef, 'A page of campaigns, newest first (created_at desc, id desc).');
 
 const CampaignFilter = filterInput('CampaignFilter', 'Which campaigns a list holds: every field given must match.', campaignListArgs, {
   status: { description: 'Any of these states; all means no filter.', type: [CampaignStatusFilterEnum] },
@@ -60,8 +60,7 @@ builder.queryField('campaigns', (t) =>
     complexity: pageComplexity,
     args: {
       appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
-      first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).', validate: { schema: campaignFilters.first } }),
-      after: t.arg.string({ description: 'pageInfo.endCursor of the previous page.', validate: { schema: campaignFilters.after } }),
+      ...pageArgs(t.arg, { size: campaignFilters.first, cursor: campaignFilters.after }),
       status: t.arg({ type: [CampaignStatusFilterEnum], description: 'Any of these states; all means no filter.', validate: { schema: campaignFilters.status } }),
       search: t.arg.string({ description: 'Case-insensitive substring of the campaign name.', validate: { schema: campaignFilters.search } }),
       tags: t.arg.stringList({ description: 'A campaign matches if it carries any of them.', validate: { schema: campaignFilters.tags } }),
@@ -71,7 +70,7 @@ builder.queryField('campaigns', (t) =>
       createdBefore: t.arg({ type: 'DateTime', description: 'Created before this instant.' }),
       filter: t.arg({ type: CampaignFilter, description: 'The filters as one input; not together with the separate filter arguments.' }),
     },
-    resolve: (_root, args, ctx) => listCampaigns(ctx, listArgs(campaignListArgs, args)),
+    resolve: (_root, args, ctx) => toConnection(listCampaigns(ctx, listArgs(campaignListArgs, args))),
   }),
 );
 
@@ -82,11 +81,10 @@ builder.objectField(AppRef, 'campaigns', (t) =>
     authScopes: (app) => campaignsScope(app.id),
     complexity: pageComplexity,
     args: {
-      first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).', validate: { schema: campaignFilters.first } }),
-      after: t.arg.string({ description: 'pageInfo.endCursor of the previous page.', validate: { schema: campaignFilters.after } }),
+      ...pageArgs(t.arg, { size: campaignFilters.first, cursor: campaignFilters.after }),
       filter: t.arg({ type: CampaignFilter, description: 'Which campaigns; default all.' }),
     },
-    resolve: (app, args, ctx) => listCampaigns(ctx, listArgs(campaignListArgs, { ...args, appId: app.id })),
+    resolve: (app, args, ctx) => toConnection(listCampaigns(ctx, listArgs(campaignListArgs, { ...args, appId: app.id }))),
   }),
 );
 

@@ -4,7 +4,7 @@ import { filterInput, listArgs } from '../graphql/list-filter.js';
 import { directions, messageFilters, messageListArgs, messageStatuses } from './filters.js';
 import { closedEnum } from '../graphql/enums.js';
 import { getMessage, listMessages } from './messages.service.js';
-import { connectionOf, pageComplexity } from '../graphql/connection.js';
+import { keysetConnection, pageArgs, pageComplexity, toConnection } from '../graphql/connection.js';
 import { messages, type MessageRow } from './tables.js';
 import { asNode } from '../graphql/node.js';
 
@@ -37,7 +37,7 @@ export const MessageRef = builder.objectRef<MessageRow>('Message').implement({
   }),
 });
 
-const MessageConnection = connectionOf('Message', MessageRef, 'A page of messages, newest first (created_at desc, id desc).');
+const MessageConnection = keysetConnection('Message', MessageRef, 'A page of messages, newest first (created_at desc, id desc).');
 
 const MessageFilter = filterInput('MessageFilter', 'Which messages a list holds: every field given must match.', messageListArgs, {
   status: { description: 'Exact status.', type: MessageStatusEnum },
@@ -61,8 +61,7 @@ builder.queryField('messages', (t) =>
     complexity: pageComplexity,
     args: {
       appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
-      first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).', validate: { schema: messageFilters.first } }),
-      after: t.arg.string({ description: 'pageInfo.endCursor of the previous page.', validate: { schema: messageFilters.after } }),
+      ...pageArgs(t.arg, { size: messageFilters.first, cursor: messageFilters.after }),
       status: t.arg({ type: MessageStatusEnum, description: 'Exact status filter.' }),
       direction: t.arg({ type: MessageDirectionEnum, description: 'inbound or outbound.' }),
       channel: t.arg.string({ description: 'Messaging channel name (exact).', validate: { schema: messageFilters.channel } }),
@@ -77,7 +76,7 @@ builder.queryField('messages', (t) =>
       endDate: t.arg.string({ description: 'YYYY-MM-DD, UTC, inclusive.', validate: { schema: messageFilters.endDate } }),
       filter: t.arg({ type: MessageFilter, description: 'The filters as one input; not together with the separate filter arguments.' }),
     },
-    resolve: (_root, args, ctx) => listMessages(ctx, listArgs(messageListArgs, args)),
+    resolve: (_root, args, ctx) => toConnection(listMessages(ctx, listArgs(messageListArgs, args))),
   }),
 );
 
@@ -88,11 +87,10 @@ builder.objectField(AppRef, 'messages', (t) =>
     authScopes: (app) => messagesScope(app.id),
     complexity: pageComplexity,
     args: {
-      first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).', validate: { schema: messageFilters.first } }),
-      after: t.arg.string({ description: 'pageInfo.endCursor of the previous page.', validate: { schema: messageFilters.after } }),
+      ...pageArgs(t.arg, { size: messageFilters.first, cursor: messageFilters.after }),
       filter: t.arg({ type: MessageFilter, description: 'Which messages; default all.' }),
     },
-    resolve: (app, args, ctx) => listMessages(ctx, listArgs(messageListArgs, { ...args, appId: app.id })),
+    resolve: (app, args, ctx) => toConnection(listMessages(ctx, listArgs(messageListArgs, { ...args, appId: app.id }))),
   }),
 );
 

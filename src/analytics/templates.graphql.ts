@@ -1,7 +1,7 @@
 import { AppRef } from '../apps/graphql.js';
 import { builder } from '../graphql/builder.js';
 import { filterInput, listArgs } from '../graphql/list-filter.js';
-import { connectionOf, pageComplexity } from '../graphql/connection.js';
+import { keysetConnection, pageArgs, pageComplexity, toConnection } from '../graphql/connection.js';
 import { templates, type TemplateRow } from './tables.js';
 import { buttonCount, getTemplate, listTemplates, quickReplyCount, templateFilters, templateListArgs } from './templates.service.js';
 import { asNode } from '../graphql/node.js';
@@ -40,7 +40,7 @@ export const TemplateRef = builder.objectRef<TemplateRow>('Template').implement(
   }),
 });
 
-const TemplateConnection = connectionOf('Template', TemplateRef, 'A page of templates, newest first.');
+const TemplateConnection = keysetConnection('Template', TemplateRef, 'A page of templates, newest first.');
 
 const statusDescription = 'Exact status, as the provider reports it (e.g. APPROVED): an open set, so any string up to 50 characters.';
 const categoryDescription = 'Exact category, as the provider names it (e.g. UTILITY): an open set, so any string up to 50 characters.';
@@ -62,15 +62,14 @@ builder.queryField('templates', (t) =>
     complexity: pageComplexity,
     args: {
       appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
-      first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).', validate: { schema: templateFilters.first } }),
-      after: t.arg.string({ description: 'Cursor: pageInfo.endCursor of the previous page.', validate: { schema: templateFilters.after } }),
+      ...pageArgs(t.arg, { size: templateFilters.first, cursor: templateFilters.after }),
       search: t.arg.string({ description: 'Case-insensitive substring of the name.', validate: { schema: templateFilters.search } }),
       status: t.arg.string({ description: statusDescription, validate: { schema: templateFilters.status } }),
       category: t.arg.string({ description: categoryDescription, validate: { schema: templateFilters.category } }),
       language: t.arg.string({ description: 'Exact language (locale code).', validate: { schema: templateFilters.language } }),
       filter: t.arg({ type: TemplateFilter, description: 'The filters as one input; not together with the separate filter arguments.' }),
     },
-    resolve: (_root, args, ctx) => listTemplates(ctx, listArgs(templateListArgs, args)),
+    resolve: (_root, args, ctx) => toConnection(listTemplates(ctx, listArgs(templateListArgs, args))),
   }),
 );
 
@@ -81,11 +80,10 @@ builder.objectField(AppRef, 'templates', (t) =>
     authScopes: (app) => templatesScope(app.id),
     complexity: pageComplexity,
     args: {
-      first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).', validate: { schema: templateFilters.first } }),
-      after: t.arg.string({ description: 'pageInfo.endCursor of the previous page.', validate: { schema: templateFilters.after } }),
+      ...pageArgs(t.arg, { size: templateFilters.first, cursor: templateFilters.after }),
       filter: t.arg({ type: TemplateFilter, description: 'Which templates; default all.' }),
     },
-    resolve: (app, args, ctx) => listTemplates(ctx, listArgs(templateListArgs, { ...args, appId: app.id })),
+    resolve: (app, args, ctx) => toConnection(listTemplates(ctx, listArgs(templateListArgs, { ...args, appId: app.id }))),
   }),
 );
 

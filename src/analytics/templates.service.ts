@@ -22,6 +22,8 @@ export const templateListArgs = z.object({
   appId: z.uuid(),
   first: pageSize,
   after: templateFilters.after.nullish(),
+  last: pageSize,
+  before: templateFilters.after.nullish(),
   search: templateFilters.search.nullish(),
   status: templateFilters.status.nullish(),
   category: templateFilters.category.nullish(),

@@ -1,16 +1,20 @@
 import { and, asc, desc, eq, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import { validationFailed } from '../errors/app-error.js';
+import { validationFailed, type ErrorDetail } from '../errors/app-error.js';
+import { DEFAULT_PAGE } from '../validation/list-input.js';
 import type { Db } from './client.js';
 import { decodeCursor, encodeCursor, type CursorKeys, type CursorPosition, type IdKind } from './cursor.js';
 import { byShape, shapeOf } from './prepared.js';
 
 export interface Page<T> {
+  /** The page's rows in the list's order, whichever way it was read. */
   items: T[];
-  hasMore: boolean;
-  nextCursor: string | null;
+  /** Read forward (first): whether rows follow the page. Read backward: false (Relay allows it). */
+  hasNextPage: boolean;
+  /** Read backward (last): whether rows precede the page. Read forward: false (Relay allows it). */
+  hasPreviousPage: boolean;
   limit: number;
-  /** The cursor after an item (GraphQL edges): made only when a client asks for it. */
+  /** The cursor of an item (GraphQL edges): made only when a client asks for it. */
   cursorOf: (item: T) => string;
   /**
    * The rows of the app matching the page's filters (the cursor aside), counted in SQL only when
@@ -39,18 +43,66 @@ export const appList = (list: string, appId: string) => `${list}\u0000${appId.to
 
 type CursorError = 'validation_error' | 'invalid_request';
 
-/** The position a cursor of `list` names; a foreign, edited or forged cursor is 400. */
-export function cursorPosition(keys: CursorKeys, list: string, after: string, ids: IdKind = 'uuid', type: CursorError = 'validation_error') {
-  const position = decodeCursor(keys, list, after, ids);
-  if (!position) throw validationFailed([{ field: 'after', code: 'invalid_value', message: 'is not a cursor of this list' }], type);
+/** The position a cursor of `list` names; a foreign, edited or forged cursor is 400 at `field`. */
+export function cursorPosition(keys: CursorKeys, list: string, cursor: string, ids: IdKind = 'uuid', type: CursorError = 'validation_error', field: CursorField = 'after') {
+  const position = decodeCursor(keys, list, cursor, ids);
+  if (!position) throw validationFailed([{ field, code: 'invalid_value', message: 'is not a cursor of this list' }], type);
   return position;
 }
 
-/** What a page request names: the app, the page size and the cursor to continue after. */
+/**
+ * What a page request names: the app, and the Relay connection arguments: `first` rows after the
+ * cursor `after` (forward), or the `last` rows before the cursor `before` (backward).
+ */
 export interface PageArgs {
   appId: string;
-  first: number;
+  first?: number | null;
   after?: string | null;
+  last?: number | null;
+  before?: string | null;
+}
+
+type CursorField = 'after' | 'before';
+
+/** How a page is read: its size, which way, and the cursor bounding it (of the argument `field`). */
+export interface PageWindow {
+  limit: number;
+  backward: boolean;
+  cursor?: { value: string; field: CursorField };
+}
+
+const given = <V>(value: V | null | undefined): value is V => value !== undefined && value !== null;
+
+/**
+ * The window of a page request. `last`, or `before` without `first`, reads backward; otherwise
+ * forward, DEFAULT_PAGE rows unless sized. `first` with `last` and `after` with `before` are
+ * refused: a keyset page reads one way from one bound. Sizes are validated with the list's
+ * other arguments (pageSize).
+ */
+export function pageWindow(args: PageArgs, type: CursorError = 'validation_error'): PageWindow {
+  const problems: ErrorDetail[] = [];
+  if (given(args.first) && given(args.last)) problems.push({ field: 'last', code: 'invalid_value', message: 'give first (forward) or last (backward), not both' });
+  if (given(args.after) && given(args.before)) problems.push({ field: 'before', code: 'invalid_value', message: 'give after (forward) or before (backward), not both' });
+  if (problems.length > 0) throw validationFailed(problems, type);
+  const backward = given(args.last) || (!given(args.first) && given(args.before));
+  const limit = args.first ?? args.last ?? DEFAULT_PAGE;
+  const cursor = given(args.after) ? { value: args.after, field: 'after' as const } : given(args.before) ? { value: args.before, field: 'before' as const } : undefined;
+  return { limit, backward, cursor };
+}
+
+/**
+ * Rows read limit + 1 in the window's direction: the page in the list's order (a backward read is
+ * reversed), with whether more rows lie beyond it that way.
+ */
+export function windowPage<Row>(window: PageWindow, rows: Row[]): Pick<Page<Row>, 'items' | 'hasNextPage' | 'hasPreviousPage' | 'limit'> {
+  const more = rows.length > window.limit;
+  const read = more ? rows.slice(0, window.limit) : rows;
+  return {
+    items: window.backward ? read.reverse() : read,
+    hasNextPage: !window.backward && more,
+    hasPreviousPage: window.backward && more,
+    limit: window.limit,
+  };
 }
 
 /**
@@ -73,7 +125,7 @@ export interface KeysetListSpec<T extends PgTable> {
 }
 
 export interface KeysetList<Row> {
-  /** One page of the app's rows matching every filter, after the cursor. */
+  /** One page of the app's rows matching every filter, after or before the cursor (pageWindow). */
   page(db: Db, keys: CursorKeys, args: PageArgs, filters: (SQL | undefined)[]): Promise<Page<Row>>;
   /**
    * The same page from a query prepared once per shape (which of the `optional` values a request
@@ -96,27 +148,19 @@ export function keysetList<T extends PgTable>(spec: KeysetListSpec<T>): KeysetLi
   const atOf = spec.atOf ?? ((row: Row) => (row as { createdAt: Date }).createdAt);
   const positionOf = (row: Row): CursorPosition => ({ createdAt: atOf(row), id: (row as { id: string }).id });
   const ascending = spec.direction === 'asc';
-  const orderBy = ascending ? [asc(at), asc(id)] : [desc(at), desc(id)];
+  // A backward page scans the same (app_id, at, id) index the other way and is reversed in JS.
+  const orderOf = (backward: boolean) => (ascending !== backward ? [asc(at), asc(id)] : [desc(at), desc(id)]);
   // A row comparison keeps the (app_id, at, id) index usable. Raw fragments take ISO text:
-  // drizzle's postgres.js driver does not serialize a Date outside a column.
-  const afterPosition = (positionAt: SQL, positionId: SQL | string) =>
-    ascending ? sql`(${at}, ${id}) > (${positionAt}, ${positionId})` : sql`(${at}, ${id}) < (${positionAt}, ${positionId})`;
-  const positionOfCursor = (keys: CursorKeys, args: PageArgs) =>
-    args.after === undefined || args.after === null ? undefined : cursorPosition(keys, appList(name, args.appId), args.after, ids, cursorError);
+  // drizzle's postgres.js driver does not serialize a Date outside a column. `after` bounds the
+  // rows that follow the cursor in the list's order, `before` those that precede it.
+  const beyond = (field: CursorField, positionAt: SQL, positionId: SQL | string) =>
+    ascending === (field === 'after') ? sql`(${at}, ${id}) > (${positionAt}, ${positionId})` : sql`(${at}, ${id}) < (${positionAt}, ${positionId})`;
+  const positionOfCursor = (keys: CursorKeys, appIdValue: string, window: PageWindow) =>
+    window.cursor && cursorPosition(keys, appList(name, appIdValue), window.cursor.value, ids, cursorError, window.cursor.field);
 
-  /** Rows fetched with limit + 1 become a page and the cursor of its last row. */
-  function toPage(cursorKeys: CursorKeys, list: string, rows: Row[], limit: number, count: Page<Row>['count']): Page<Row> {
-    const hasMore = rows.length > limit;
-    const items = hasMore ? rows.slice(0, limit) : rows;
-    const last = items.at(-1);
-    return {
-      items,
-      hasMore,
-      nextCursor: hasMore && last ? encodeCursor(cursorKeys, list, positionOf(last)) : null,
-      limit,
-      cursorOf: (item) => encodeCursor(cursorKeys, list, positionOf(item)),
-      count,
-    };
+  /** Rows fetched with limit + 1 in the window's direction become a page. */
+  function toPage(cursorKeys: CursorKeys, list: string, window: PageWindow, rows: Row[], count: Page<Row>['count']): Page<Row> {
+    return { ...windowPage(window, rows), cursorOf: (item) => encodeCursor(cursorKeys, list, positionOf(item)), count };
   }
 
   // At most cap + 1 rows are read, so a count costs the same at a million rows as at the cap.
@@ -130,56 +174,66 @@ export function keysetList<T extends PgTable>(spec: KeysetListSpec<T>): KeysetLi
   }
 
   /** The page query of one shape, every value a placeholder. */
-  function pageQuery(db: Db, shape: readonly string[], filters: (has: (name: string) => boolean) => (SQL | undefined)[]) {
+  function pageQuery(db: Db, backward: boolean, shape: readonly string[], filters: (has: (name: string) => boolean) => (SQL | undefined)[]) {
     const has = (value: string) => shape.includes(value);
     const conditions: (SQL | undefined)[] = [eq(appId, sql.placeholder('appId'))];
-    if (has('afterAt')) conditions.push(afterPosition(sql`${sql.placeholder('afterAt')}::timestamptz`, sql`${sql.placeholder('afterId')}`));
+    for (const field of ['after', 'before'] as const) {
+      if (has(`${field}At`)) conditions.push(beyond(field, sql`${sql.placeholder(`${field}At`)}::timestamptz`, sql`${sql.placeholder(`${field}Id`)}`));
+    }
     conditions.push(...filters(has));
     return db
       .select()
       .from(table as PgTable)
       .where(and(...conditions))
-      .orderBy(...orderBy)
+      .orderBy(...orderOf(backward))
       .limit(sql.placeholder('limit'))
-      .prepare(`${name}_page_${shape.join('_') || 'all'}`);
+      .prepare(`${name}_page_${backward ? 'back_' : ''}${shape.join('_') || 'all'}`);
   }
 
   return {
     async page(db, cursorKeys, args, filters) {
-      const position = positionOfCursor(cursorKeys, args);
+      const window = pageWindow(args, cursorError);
+      const position = positionOfCursor(cursorKeys, args.appId, window);
+      const bound = position && beyond(window.cursor!.field, sql`${position.createdAt.toISOString()}::timestamptz`, position.id);
       const rows = (await db
         .select()
         .from(table as PgTable)
-        .where(and(eq(appId, args.appId), position && afterPosition(sql`${position.createdAt.toISOString()}::timestamptz`, position.id), ...filters))
-        .orderBy(...orderBy)
-        .limit(args.first + 1)) as Row[];
+        .where(and(eq(appId, args.appId), bound, ...filters))
+        .orderBy(...orderOf(window.backward))
+        .limit(window.limit + 1)) as Row[];
       const count = async (cap: number) => {
         const [row] = await countOf(db, and(eq(appId, args.appId), ...filters), cap + 1);
         return cappedCount(row!.n, cap);
       };
-      return toPage(cursorKeys, appList(name, args.appId), rows, args.first, count);
+      return toPage(cursorKeys, appList(name, args.appId), window, rows, count);
     },
     async preparedPage(db, cursorKeys, args, values, optional, filters) {
-      const position = positionOfCursor(cursorKeys, args);
+      const window = pageWindow(args, cursorError);
+      const position = positionOfCursor(cursorKeys, args.appId, window);
+      const field = window.cursor?.field;
       const all: Record<string, unknown> = {
         // The values of every page query: the app, limit + 1 rows, and the cursor's position
-        // when there is one (afterAt undefined otherwise: not part of the shape).
+        // under its argument's name when there is one (undefined otherwise: not part of the shape).
         appId: args.appId,
-        limit: args.first + 1,
-        afterAt: position?.createdAt.toISOString(),
-        afterId: position?.id,
+        limit: window.limit + 1,
+        afterAt: field === 'after' ? position!.createdAt.toISOString() : undefined,
+        afterId: field === 'after' ? position!.id : undefined,
+        beforeAt: field === 'before' ? position!.createdAt.toISOString() : undefined,
+        beforeId: field === 'before' ? position!.id : undefined,
         // Spread last: on Node 20 each property added after a spread is a slow store.
         ...values,
       };
-      const shape = shapeOf(all, ['afterAt', ...optional]);
-      const rows = (await byShape(db, `${name}:${shape.join(',')}`, () => pageQuery(db, shape, filters)).execute(all)) as Row[];
+      const shape = shapeOf(all, ['afterAt', 'beforeAt', ...optional]);
+      // Reading backward is a shape of its own: the same conditions, the other order.
+      const key = `${name}:${window.backward ? 'back:' : ''}${shape.join(',')}`;
+      const rows = (await byShape(db, key, () => pageQuery(db, window.backward, shape, filters)).execute(all)) as Row[];
       const count = async (cap: number) => {
         const countShape = shapeOf(values, optional);
         const query = byShape(db, `${name}:count:${countShape.join(',')}`, () => countQuery(db, countShape, filters));
         const [row] = (await query.execute({ appId: args.appId, countLimit: cap + 1, ...values })) as { n: number | string }[];
         return cappedCount(row!.n, cap);
       };
-      return toPage(cursorKeys, appList(name, args.appId), rows, args.first, count);
+      return toPage(cursorKeys, appList(name, args.appId), window, rows, count);
     },
   };
 }

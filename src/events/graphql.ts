@@ -1,13 +1,13 @@
 import { AppRef } from '../apps/graphql.js';
 import { builder } from '../graphql/builder.js';
-import { connectionOf, pageComplexity } from '../graphql/connection.js';
+import { keysetConnection, pageArgs, pageComplexity, toConnection } from '../graphql/connection.js';
 import { closedEnum } from '../graphql/enums.js';
 import { asNode } from '../graphql/node.js';
 import { filterInput, listArgs } from '../graphql/list-filter.js';
 import { resolveStreamEvent } from '../realtime/log-stream.js';
 import { openEvents } from './stream.js';
 import { eventListArgs, eventPatterns, eventsAfterId, listEvents, MAX_PATTERNS } from './service.js';
-import { pageSize } from '../validation/list-input.js';
+import { pageSizeValue } from '../validation/list-input.js';
 import { appEvents, type AppEventRow } from './tables.js';
 
 // The app event log: pulled as a list (root field and App.events), followed live as a
@@ -38,10 +38,11 @@ export const AppEventRef = builder.objectRef<AppEventRow>('AppEvent').implement(
 // Pruned events (past the retention) answer node(id:) with null, as an unknown id does.
 asNode(AppEventRef, { table: appEvents, appId: appEvents.appId, id: appEvents.id, uuid: true, scope: 'events:read', appIdOf: (row) => row.appId, rawIdOf: (row) => row.id });
 
-const AppEventConnection = connectionOf('AppEvent', AppEventRef, "A page of an app's events, oldest first (the log's order).");
+const AppEventConnection = keysetConnection('AppEvent', AppEventRef, "A page of an app's events, oldest first (the log's order).");
 
 const typesDescription = `Event types to include: a type (message.received), a group (scheduled_call.*) or *; at most ${MAX_PATTERNS}. Default every type.`;
 const afterDescription = 'Continue after this event id (pageInfo.endCursor, or any event id of the app). An id older than the retention is refused with details code cursor_expired.';
+const beforeDescription = 'Read backward from before this event id (pageInfo.startCursor, or any event id of the app); not with after. An id older than the retention is refused with details code cursor_expired.';
 
 const EventFilter = filterInput('EventFilter', 'Which events a list holds.', eventListArgs, { types: typesDescription });
 
@@ -55,12 +56,11 @@ builder.queryField('events', (t) =>
     complexity: pageComplexity,
     args: {
       appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
-      first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).', validate: { schema: pageSize } }),
-      after: t.arg.string({ description: afterDescription, validate: { schema: eventsAfterId } }),
+      ...pageArgs(t.arg, { size: pageSizeValue, cursor: eventsAfterId }, { after: afterDescription, before: beforeDescription }),
       types: t.arg.stringList({ description: typesDescription, validate: { schema: eventPatterns } }),
       filter: t.arg({ type: EventFilter, description: 'The filters as one input; not together with the separate filter arguments.' }),
     },
-    resolve: (_root, args, ctx) => listEvents(ctx, listArgs(eventListArgs, args)),
+    resolve: (_root, args, ctx) => toConnection(listEvents(ctx, listArgs(eventListArgs, args))),
   }),
 );
 
@@ -71,11 +71,10 @@ builder.objectField(AppRef, 'events', (t) =>
     authScopes: (app) => eventsScope(app.id),
     complexity: pageComplexity,
     args: {
-      first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).' }),
-      after: t.arg.string({ description: afterDescription }),
+      ...pageArgs(t.arg, {}, { after: afterDescription, before: beforeDescription }),
       filter: t.arg({ type: EventFilter, description: 'Which events; default all.' }),
     },
-    resolve: (app, args, ctx) => listEvents(ctx, listArgs(eventListArgs, { ...args, appId: app.id })),
+    resolve: (app, args, ctx) => toConnection(listEvents(ctx, listArgs(eventListArgs, { ...args, appId: app.id }))),
   }),
 );
 

@@ -1,6 +1,6 @@
-import { and, asc, count, eq, gt, gte, inArray } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, gte, inArray, lt } from 'drizzle-orm';
 import { z } from 'zod';
-import { cappedCount, type Page } from '../db/keyset.js';
+import { cappedCount, pageWindow, windowPage, type Page } from '../db/keyset.js';
 import { validationFailed } from '../errors/app-error.js';
 import type { RequestContext } from '../runtime.js';
 import { pageSize } from '../validation/list-input.js';
@@ -23,6 +23,8 @@ export const eventListArgs = z.object({
   appId: z.uuid(),
   first: pageSize,
   after: eventsAfterId.nullish().transform((v) => v ?? undefined),
+  last: pageSize,
+  before: eventsAfterId.nullish().transform((v) => v ?? undefined),
   types: eventPatterns.nullish().transform((v) => v ?? undefined),
 });
 export type EventListArgs = z.output<typeof eventListArgs>;
@@ -55,30 +57,31 @@ export async function resumeSeq(ctx: RequestContext, appId: string, after: strin
   return row.seq;
 }
 
-/** One page of an app's events, oldest first (the log's order); the cursor is the last event's id. */
+/**
+ * One page of an app's events, oldest first (the log's order): forward after an event, or
+ * backward before one (db/keyset.ts pageWindow). Cursors are event ids.
+ */
 export async function listEvents(ctx: RequestContext, args: EventListArgs): Promise<Page<AppEventRow>> {
   const db = ctx.runtime.database.db;
+  const window = pageWindow(args);
   const types: EventType[] = args.types ? typesMatching(args.types) : [...eventTypes];
-  const afterSeq = args.after === undefined ? undefined : await resumeSeq(ctx, args.appId, args.after, 'after', 'validation_error');
+  const cursor = window.cursor;
+  const cursorSeq = cursor === undefined ? undefined : await resumeSeq(ctx, args.appId, cursor.value, cursor.field, 'validation_error');
   // The retention window, whatever is stored: timelines keep their calls' events for longer.
   const where = and(
     eq(appEvents.appId, args.appId),
     gte(appEvents.occurredAt, retentionCutoff(ctx)),
     types.length === eventTypes.length ? undefined : inArray(appEvents.type, types),
   );
+  const bound = cursorSeq === undefined ? undefined : cursor!.field === 'after' ? gt(appEvents.seq, cursorSeq) : lt(appEvents.seq, cursorSeq);
   const rows = await db
     .select()
     .from(appEvents)
-    .where(and(where, afterSeq === undefined ? undefined : gt(appEvents.seq, afterSeq)))
-    .orderBy(asc(appEvents.seq))
-    .limit(args.first + 1);
-  const hasMore = rows.length > args.first;
-  const items = hasMore ? rows.slice(0, args.first) : rows;
+    .where(and(where, bound))
+    .orderBy(window.backward ? desc(appEvents.seq) : asc(appEvents.seq))
+    .limit(window.limit + 1);
   return {
-    items,
-    hasMore,
-    nextCursor: hasMore ? items.at(-1)!.id : null,
-    limit: args.first,
+    ...windowPage(window, rows),
     cursorOf: (item) => item.id,
     count: async (cap) => {
       const capped = db.select({ id: appEvents.id }).from(appEvents).where(where).limit(cap + 1).as('capped');

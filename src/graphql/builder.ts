@@ -27,6 +27,9 @@ export const builder = new SchemaBuilder<{
     UUID: { Input: string; Output: string };
   };
   DefaultFieldNullability: false;
+  // A connection's edges, their nodes and its nodes are never null: a page holds rows only.
+  DefaultEdgesNullability: false;
+  DefaultNodeNullability: false;
 }>({
   plugins: [ScopeAuthPlugin, RelayPlugin, ZodPlugin, ComplexityPlugin],
   defaultFieldNullability: false,
@@ -41,8 +44,22 @@ export const builder = new SchemaBuilder<{
   zod: {
     validationError: (error, _args, _ctx, info) => validationFailed(zodIssuesToDetails(error.issues), validationErrorType(info)),
   },
-  // Global object identification only: connections stay connection.ts's keyset pages.
+  // Global object identification, and the connection types of every list (connection.ts):
+  // keyset pages read forward (first/after) or backward (last/before).
   relay: {
+    cursorType: 'String',
+    pageInfoTypeOptions: {
+      description: 'Keyset pagination: pass endCursor as `after` for the next page, or startCursor as `before` for the previous one.',
+    },
+    hasNextPageFieldOptions: { description: 'Whether rows follow this page. Read backward (last), always false, as Relay allows: rows after `before` are where the client came from.' },
+    hasPreviousPageFieldOptions: { description: 'Whether rows precede this page. Read forward (first), always false, as Relay allows: page back with last and before to find out.' },
+    startCursorFieldOptions: { description: 'The cursor of the first item (its edge cursor): pass it as `before` for the rows before this page; null when the page is empty.' },
+    endCursorFieldOptions: { description: 'The cursor of the last item (its edge cursor): pass it as `after` for the rows after this page; null when the page is empty.' },
+    pageInfoFieldOptions: { description: 'Whether more follow, and the cursor to continue from.' },
+    edgesFieldOptions: { description: 'The items of this page with cursors (Relay style); nodes is the shorter form.', nullable: false },
+    nodesOnConnection: { description: 'The items of this page, in order.' },
+    nodeFieldOptions: { nullable: false },
+    cursorFieldOptions: { description: 'The cursor of this item: pass it as `after` to continue after it, or as `before` for the items before it.' },
     decodeGlobalID: (globalID) => decodeNodeId(globalID),
     nodeTypeOptions: { description: 'An object with a global id: refetch it with `node(id:)`.' },
     idFieldOptions: { description: 'Global id (opaque): pass it to `node` or `nodes` to refetch this object. The raw id is its own field.' },
@@ -135,6 +152,9 @@ builder.scalarType('JSON', {
   serialize: (value) => value,
   parseValue: (value) => value,
 });
+
+/** The builder's schema types, for helpers typed against it (connection.ts). */
+export type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 
 builder.queryType({ description: 'Reads. Every field needs a bearer token; the scope each field needs is in its description.' });
 builder.mutationType({ description: 'Writes. Every field needs a bearer token; the scope each field needs is in its description.' });

@@ -1,6 +1,8 @@
-import type { ObjectRef } from '@pothos/core';
+import type { ArgBuilder, ObjectRef } from '@pothos/core';
+import type { z } from 'zod';
+import { DEFAULT_PAGE, MAX_PAGE } from '../validation/list-input.js';
 import type { ListCount, Page } from '../db/keyset.js';
-import { builder } from './builder.js';
+import { builder, type Types } from './builder.js';
 
 const CountPrecision = builder.enumType('CountPrecision', {
   description: 'Whether a count is the exact number of rows or a lower bound.',
@@ -21,56 +23,91 @@ const Count = builder.objectRef<ListCount>('Count').implement({
 /** What a count adds to the query cost: one bounded count statement. */
 export const COUNT_COMPLEXITY = 10;
 
-// The four fields the Relay connection spec names. Lists page forward only (first/after), where
-// the spec lets hasPreviousPage answer false.
-const PageInfo = builder.objectRef<Page<unknown>>('PageInfo').implement({
-  description: 'Keyset pagination: pass endCursor as `after` for the next page.',
-  fields: (t) => ({
-    hasNextPage: t.boolean({ description: 'Whether another page follows this one.', resolve: (page) => page.hasMore }),
-    endCursor: t.string({ nullable: true, description: 'Cursor of the last item; null when there is no next page.', resolve: (page) => page.nextCursor }),
-    hasPreviousPage: t.boolean({ description: 'Always false: lists page forward only (first and after), as Relay connections may.', resolve: () => false }),
-    startCursor: t.string({
-      nullable: true,
-      description: 'The cursor of the first item (its edge cursor); null when the page is empty.',
-      resolve: (page) => (page.items.length > 0 ? page.cursorOf(page.items[0]) : null),
-    }),
-  }),
-});
-
-/** A Relay-style connection over a keyset Page: edges, nodes, pageInfo and the limit used. */
-export function connectionOf<T>(name: string, node: ObjectRef<any, T>, description: string) {
-  const Edge = builder.objectRef<{ node: T; page: Page<T> }>(`${name}Edge`).implement({
-    description: `One ${name} of a page, with the cursor after it.`,
-    fields: (t) => ({
-      node: t.field({ type: node, description: `The ${name}.`, resolve: (edge) => edge.node as never }),
-      cursor: t.string({ description: 'The cursor after this item: pass it as `after` to continue from here.', resolve: (edge) => edge.page.cursorOf(edge.node) }),
-    }),
-  });
-  return builder.objectRef<Page<T>>(`${name}Connection`).implement({
-    description,
-    fields: (t) => ({
-      nodes: t.field({ type: [node], description: 'The items of this page, in order.', resolve: (page) => page.items as never }),
-      edges: t.field({
-        type: [Edge],
-        description: 'The items of this page with cursors (Relay style); nodes is the shorter form.',
-        resolve: (page) => page.items.map((item) => ({ node: item, page })),
-      }),
-      pageInfo: t.field({
-        type: PageInfo,
-        description: 'Whether more follow, and the cursor to continue from.',
-        resolve: (page) => page as Page<unknown>,
-      }),
-      limit: t.exposeInt('limit', { description: 'The page size used.' }),
-      count: t.field({
-        type: Count,
-        description:
-          'How many rows match the filter, whatever the cursor: exact up to a cap (10,000 by default), then the cap with precision AT_LEAST. Counted in one SQL statement, only when selected; adds to the query cost.',
-        complexity: COUNT_COMPLEXITY,
-        resolve: (page, _args, ctx) => page.count(ctx.runtime.config.GRAPHQL_COUNT_CAP),
-      }),
-    }),
-  });
+/** What a list field resolves to: the plugin's connection shape over a keyset Page, plus limit and count. */
+export interface KeysetConnection<T> {
+  edges: readonly { node: T; cursor: string }[];
+  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+  limit: number;
+  count: Page<T>['count'];
 }
 
-/** A page of up to 200 rows weighs as 10 list items of the complexity budget. */
-export const pageComplexity = (args: { first?: number | null }) => ({ field: 1, multiplier: Math.ceil((args.first ?? 50) / 20) });
+/**
+ * A page as the connection types read it. Cursors are HMACs: edges and start/end cursors are
+ * getters, made only for what a document selects (a REST list reads one endCursor).
+ */
+export function connectionFrom<T>(page: Page<T>): KeysetConnection<T> {
+  const { items, cursorOf } = page;
+  return {
+    get edges() {
+      return items.map((node) => ({
+        node,
+        get cursor() {
+          return cursorOf(node);
+        },
+      }));
+    },
+    pageInfo: {
+      hasNextPage: page.hasNextPage,
+      hasPreviousPage: page.hasPreviousPage,
+      get startCursor() {
+        return items.length > 0 ? cursorOf(items[0]!) : null;
+      },
+      get endCursor() {
+        return items.length > 0 ? cursorOf(items.at(-1)!) : null;
+      },
+    },
+    limit: page.limit,
+    count: page.count,
+  };
+}
+
+/** A list field's resolver result: its service's page as a connection. */
+export const toConnection = async <T>(page: Promise<Page<T>>): Promise<KeysetConnection<T>> => connectionFrom(await page);
+
+/**
+ * `<Name>Connection` and `<Name>Edge` from the relay plugin (edges, nodes, pageInfo: builder.ts
+ * sets their options), with the page size used and the capped count.
+ */
+export function keysetConnection<T>(name: string, node: ObjectRef<any, T>, description: string) {
+  return builder.connectionObject(
+    {
+      type: node,
+      name: `${name}Connection`,
+      description,
+      fields: (t) => ({
+        limit: t.int({ description: 'The page size used.', resolve: (connection) => (connection as unknown as KeysetConnection<T>).limit }),
+        count: t.field({
+          type: Count,
+          description:
+            'How many rows match the filter, whatever the cursor: exact up to a cap (10,000 by default), then the cap with precision AT_LEAST. Counted in one SQL statement, only when selected; adds to the query cost.',
+          complexity: COUNT_COMPLEXITY,
+          resolve: (connection, _args, ctx) => (connection as unknown as KeysetConnection<T>).count(ctx.runtime.config.GRAPHQL_COUNT_CAP),
+        }),
+      }),
+    },
+    {
+      name: `${name}Edge`,
+      description: `One ${name} of a page, with its cursor.`,
+      nodeField: { description: `The ${name}.` },
+    },
+  );
+}
+
+/** The page arguments of a list field: Relay's first/after and last/before, validated like first and after were. */
+export function pageArgs(
+  arg: ArgBuilder<Types>,
+  validation: { size?: z.ZodType<number>; cursor?: z.ZodType<string> } = {},
+  cursorDescriptions: { after?: string; before?: string } = {},
+) {
+  const size = validation.size && { validate: { schema: validation.size } };
+  const cursor = validation.cursor && { validate: { schema: validation.cursor } };
+  return {
+    first: arg.int({ description: `Page size reading forward, 1 to ${MAX_PAGE} (default ${DEFAULT_PAGE} when last is not given either).`, ...size }),
+    after: arg.string({ description: cursorDescriptions.after ?? 'Read forward from after this cursor: pageInfo.endCursor of the previous page, or any edge cursor.', ...cursor }),
+    last: arg.int({ description: `Page size reading backward: the last rows before \`before\` (or of the whole list), 1 to ${MAX_PAGE}; not with first.`, ...size }),
+    before: arg.string({ description: cursorDescriptions.before ?? 'Read backward from before this cursor: pageInfo.startCursor of the following page, or any edge cursor; not with after.', ...cursor }),
+  };
+}
+
+/** A page of up to 200 rows weighs as 10 list items of the complexity budget, read either way. */
+export const pageComplexity = (args: { first?: number | null; last?: number | null }) => ({ field: 1, multiplier: Math.ceil((args.first ?? args.last ?? DEFAULT_PAGE) / 20) });

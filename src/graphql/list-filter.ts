@@ -9,11 +9,11 @@ import { zodInputFields, type InputFieldHints } from './zod-input.js';
 // the root field and the `filter` input.
 
 /** The arguments every list has besides its filters. */
-const PAGE_KEYS = ['appId', 'first', 'after'] as const;
+const PAGE_KEYS = ['appId', 'first', 'after', 'last', 'before'] as const;
 type PageKey = (typeof PAGE_KEYS)[number];
 const isPageKey = (key: PropertyKey) => (PAGE_KEYS as readonly PropertyKey[]).includes(key);
 
-/** The filter fields of a list's argument schema: its shape without appId, first and after. */
+/** The filter fields of a list's argument schema: its shape without appId and the page arguments. */
 export function filterShape<Shape extends z.core.$ZodShape>(schema: { shape: Shape }): { shape: Omit<Shape, PageKey> } {
   return { shape: Object.fromEntries(Object.entries(schema.shape).filter(([key]) => !isPageKey(key))) as Omit<Shape, PageKey> };
 }
@@ -24,7 +24,7 @@ export function filterInput<Shape extends z.core.$ZodShape>(name: string, descri
 }
 
 /** What a list field receives: the page, the filter input and, on root fields, the loose filter arguments. */
-export type ListFieldArgs = { appId: string; first?: number | null; after?: string | null; filter?: Record<string, unknown> | null } & Record<string, unknown>;
+export type ListFieldArgs = { appId: string; first?: number | null; after?: string | null; last?: number | null; before?: string | null; filter?: Record<string, unknown> | null } & Record<string, unknown>;
 
 /**
  * The arguments of a list, parsed with its schema, from `filter` or from the loose arguments of

@@ -7,8 +7,15 @@ export interface Connection<T> {
   nodes: T[];
 }
 
-/** A v1 list's `pagination`: the connection's limit, whether more follow, and the cursor to pass next. */
-export const pagination = (page: Connection<unknown>) => ({ limit: page.limit, hasMore: page.pageInfo.hasNextPage, nextCursor: page.pageInfo.endCursor });
+/**
+ * A v1 list's `pagination`: the connection's limit, whether more follow, and the cursor to pass
+ * next, null on the last page (endCursor is the last item's cursor whether or not a page follows).
+ */
+export const pagination = (page: Connection<unknown>) => ({
+  limit: page.limit,
+  hasMore: page.pageInfo.hasNextPage,
+  nextCursor: page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null,
+});
 
 /** The list envelope: data (the page's nodes, or `data` when mapped), meta.timestamp, pagination. */
 export const listEnvelope = <T>(page: Connection<T>, data: unknown[] = page.nodes) => ({ body: withMeta(data, { pagination: pagination(page) }) });

@@ -4,7 +4,7 @@ import { detailsUnder } from '../errors/app-error.js';
 import { parseInput } from '../errors/zod-details.js';
 import { AppRef } from '../apps/graphql.js';
 import { builder } from '../graphql/builder.js';
-import { connectionOf, pageComplexity } from '../graphql/connection.js';
+import { keysetConnection, pageArgs, pageComplexity, toConnection } from '../graphql/connection.js';
 import { filterInput, listArgs } from '../graphql/list-filter.js';
 import { zodInputFields } from '../graphql/zod-input.js';
 import {
@@ -115,7 +115,7 @@ export const ScheduledCall = builder.objectRef<ScheduledCallRow>('ScheduledCall'
   }),
 });
 
-const ScheduledCallConnection = connectionOf('ScheduledCall', ScheduledCall, 'A page of scheduled calls in (scheduledAt, id) order.');
+const ScheduledCallConnection = keysetConnection('ScheduledCall', ScheduledCall, 'A page of scheduled calls in (scheduledAt, id) order.');
 
 const guestEmailFilter = 'Calls whose guest e-mail is this address, compared case-insensitively (exact, not a substring).';
 const guestPhoneFilter = 'Calls whose guest phone has these digits: +44 7700 900123 and +447700900123 are the same number.';
@@ -149,8 +149,7 @@ builder.queryField('scheduledCalls', (t) =>
     complexity: pageComplexity,
     args: {
       appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
-      first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).', validate: { schema: schedulingFields.first } }),
-      after: t.arg.string({ description: 'pageInfo.endCursor of the previous page.', validate: { schema: schedulingFields.after } }),
+      ...pageArgs(t.arg, { size: schedulingFields.first, cursor: schedulingFields.after }),
       status: t.arg({ type: ScheduledCallStatusEnum, description: 'Calls in this state.' }),
       agentId: t.arg({ type: 'UUID', description: 'Calls assigned to this agent.' }),
       fromUtc: t.arg({ type: 'DateTime', description: 'Calls starting at or after this instant.' }),
@@ -159,7 +158,7 @@ builder.queryField('scheduledCalls', (t) =>
       guestPhone: t.arg.string({ description: guestPhoneFilter, validate: { schema: schedulingFields.guestPhoneFilter } }),
       filter: t.arg({ type: ScheduledCallFilter, description: 'The filters as one input; not together with the separate filter arguments.' }),
     },
-    resolve: (_root, args, ctx) => listScheduledCalls(ctx, listArgs(callListArgs, args, 'invalid_request')),
+    resolve: (_root, args, ctx) => toConnection(listScheduledCalls(ctx, listArgs(callListArgs, args, 'invalid_request'))),
   }),
 );
 
@@ -171,11 +170,10 @@ builder.objectField(AppRef, 'scheduledCalls', (t) =>
     extensions: invalidRequest,
     complexity: pageComplexity,
     args: {
-      first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).', validate: { schema: schedulingFields.first } }),
-      after: t.arg.string({ description: 'pageInfo.endCursor of the previous page.', validate: { schema: schedulingFields.after } }),
+      ...pageArgs(t.arg, { size: schedulingFields.first, cursor: schedulingFields.after }),
       filter: t.arg({ type: ScheduledCallFilter, description: 'Which calls; default all.' }),
     },
-    resolve: (app, args, ctx) => listScheduledCalls(ctx, listArgs(callListArgs, { ...args, appId: app.id }, 'invalid_request')),
+    resolve: (app, args, ctx) => toConnection(listScheduledCalls(ctx, listArgs(callListArgs, { ...args, appId: app.id }, 'invalid_request'))),
   }),
 );
 

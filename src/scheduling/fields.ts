@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageSize } from '../validation/list-input.js';
+import { pageSize, pageSizeValue } from '../validation/list-input.js';
 import { storableText, unstorableText } from '../validation/storable.js';
 import { ianaTimeZone } from '../validation/time-zone.js';
 import { instantString } from '../time/instant-input.js';
@@ -109,7 +109,7 @@ export const schedulingFields = {
   guestPhoneFilter: z.string().trim().regex(phonePattern, phoneMessage),
   status: z.enum(callStatuses),
   outcome: z.enum(callOutcomes),
-  first: pageSize,
+  first: pageSizeValue,
   after: z.string().max(512),
 };
 const f = schedulingFields;
@@ -166,8 +166,10 @@ export const editableFields = [
 
 export const callListArgs = z.object({
   appId: z.uuid(),
-  first: f.first,
+  first: pageSize,
   after: optional(f.after),
+  last: pageSize,
+  before: optional(f.after),
   status: optional(f.status),
   agentId: optional(f.id),
   fromUtc: optional(z.date()),

@@ -4,8 +4,15 @@ import { dayString } from '../time/instant-input.js';
 export const DEFAULT_PAGE = 50;
 export const MAX_PAGE = 200;
 
-/** Default limit 50, maximum 200; beyond, 400 rather than a silently shorter page. */
-export const pageSize = z.number().int().min(1).max(MAX_PAGE).nullish().transform((v) => v ?? DEFAULT_PAGE);
+/**
+ * A page size (first or last) given, at most 200; beyond, 400 rather than a silently shorter page.
+ * Left out it stays undefined: which of first and last was given decides the direction, and the
+ * default of 50 applies after (db/keyset.ts pageWindow).
+ */
+export const pageSizeValue = z.number().int().min(1).max(MAX_PAGE);
+
+/** A page size as a list's arguments take it: see pageSizeValue; undefined when left out. */
+export const pageSize = pageSizeValue.nullish().transform((v) => v ?? undefined);
 
 /** YYYY-MM-DD, a real calendar day within INPUT_YEARS. */
 export const isoDay = dayString;

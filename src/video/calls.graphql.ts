@@ -1,7 +1,7 @@
 import { parseInput } from '../errors/zod-details.js';
 import { AppRef } from '../apps/graphql.js';
 import { builder } from '../graphql/builder.js';
-import { connectionOf, pageComplexity } from '../graphql/connection.js';
+import { keysetConnection, pageArgs, pageComplexity, toConnection } from '../graphql/connection.js';
 import { filterInput, listArgs } from '../graphql/list-filter.js';
 import { zodInputFields } from '../graphql/zod-input.js';
 import { closedEnum } from '../graphql/enums.js';
@@ -73,7 +73,7 @@ export const VideoCall = builder.objectRef<VideoCallRow>('VideoCall').implement(
   }),
 });
 
-const VideoCallConnection = connectionOf('VideoCall', VideoCall, 'A page of video calls, newest first (created_at desc, id desc).');
+const VideoCallConnection = keysetConnection('VideoCall', VideoCall, 'A page of video calls, newest first (created_at desc, id desc).');
 
 const VideoCallFilter = filterInput('VideoCallFilter', 'Which video calls a list holds: every field given must match.', videoCallListArgs, {
   status: { description: 'Calls in this state.', type: VideoCallStatusEnum },
@@ -110,12 +110,11 @@ builder.queryField('videoCalls', (t) =>
     complexity: pageComplexity,
     args: {
       appId: t.arg({ description: "The app (UUID); must be in the token's apps.", type: 'UUID', required: true }),
-      first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).', validate: { schema: videoFields.first } }),
-      after: t.arg.string({ description: 'pageInfo.endCursor of the previous page.', validate: { schema: videoFields.after } }),
+      ...pageArgs(t.arg, { size: videoFields.first, cursor: videoFields.after }),
       status: t.arg({ type: VideoCallStatusEnum, description: 'Calls in this state.' }),
       filter: t.arg({ type: VideoCallFilter, description: 'The filters as one input; not together with the separate filter arguments.' }),
     },
-    resolve: (_root, args, ctx) => listVideoCalls(ctx, listArgs(videoCallListArgs, args)),
+    resolve: (_root, args, ctx) => toConnection(listVideoCalls(ctx, listArgs(videoCallListArgs, args))),
   }),
 );
 
@@ -126,11 +125,10 @@ builder.objectField(AppRef, 'videoCalls', (t) =>
     authScopes: (app) => videoScope(app.id),
     complexity: pageComplexity,
     args: {
-      first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).', validate: { schema: videoFields.first } }),
-      after: t.arg.string({ description: 'pageInfo.endCursor of the previous page.', validate: { schema: videoFields.after } }),
+      ...pageArgs(t.arg, { size: videoFields.first, cursor: videoFields.after }),
       filter: t.arg({ type: VideoCallFilter, description: 'Which calls; default all.' }),
     },
-    resolve: (app, args, ctx) => listVideoCalls(ctx, listArgs(videoCallListArgs, { ...args, appId: app.id })),
+    resolve: (app, args, ctx) => toConnection(listVideoCalls(ctx, listArgs(videoCallListArgs, { ...args, appId: app.id }))),
   }),
 );
 

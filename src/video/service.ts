@@ -73,6 +73,8 @@ export const videoCallListArgs = z.object({
   appId: z.uuid(),
   first: pageSize,
   after: optional(videoFields.after),
+  last: pageSize,
+  before: optional(videoFields.after),
   status: optional(videoFields.callStatus),
 });
 

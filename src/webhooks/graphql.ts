@@ -1,6 +1,6 @@
 import { AppRef } from '../apps/graphql.js';
 import { builder } from '../graphql/builder.js';
-import { connectionOf, pageComplexity } from '../graphql/connection.js';
+import { keysetConnection, pageArgs, pageComplexity, toConnection } from '../graphql/connection.js';
 import { filterInput, listArgs } from '../graphql/list-filter.js';
 import { closedEnum } from '../graphql/enums.js';
 import { deliveryTypes, MAX_SUBSCRIPTION_PATTERNS, PING_TYPE, typesReceived, type DeliveryType } from './patterns.js';
@@ -120,7 +120,7 @@ const RotatedWebhookSecret = builder.objectRef<RotatedSecret>('RotatedWebhookSec
   }),
 });
 
-const WebhookDeliveryConnection = connectionOf('WebhookDelivery', WebhookDelivery, 'A page of deliveries, newest first.');
+const WebhookDeliveryConnection = keysetConnection('WebhookDelivery', WebhookDelivery, 'A page of deliveries, newest first.');
 
 const WebhookDeliveryFilter = filterInput('WebhookDeliveryFilter', 'Which deliveries a list holds: every field given must match.', deliveryListArgs, {
   status: { description: `One of ${deliveryStatuses.join(', ')}.`, type: DeliveryStatusEnum },
@@ -147,11 +147,10 @@ builder.queryField('webhookDeliveries', (t) =>
       appId: t.arg({ type: 'UUID', required: true, description: "The app (UUID); must be in the token's apps." }),
       status: t.arg({ type: DeliveryStatusEnum, description: `One of ${deliveryStatuses.join(', ')}.` }),
       subscriptionId: t.arg({ type: 'UUID', description: 'Only deliveries of this subscription.' }),
-      first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).' }),
-      after: t.arg.string({ description: 'pageInfo.endCursor of the previous page.' }),
+      ...pageArgs(t.arg),
       filter: t.arg({ type: WebhookDeliveryFilter, description: 'The filters as one input; not together with the separate filter arguments.' }),
     },
-    resolve: (_root, args, ctx) => listDeliveries(ctx.runtime.database.db, ctx.runtime.keys.cursorKeys, listArgs(deliveryListArgs, args)),
+    resolve: (_root, args, ctx) => toConnection(listDeliveries(ctx.runtime.database.db, ctx.runtime.keys.cursorKeys, listArgs(deliveryListArgs, args))),
   }),
 );
 
@@ -168,11 +167,10 @@ builder.objectFields(AppRef, (t) => ({
     authScopes: (app) => manage(app.id),
     complexity: pageComplexity,
     args: {
-      first: t.arg.int({ description: 'Page size, 1 to 200 (default 50).' }),
-      after: t.arg.string({ description: 'pageInfo.endCursor of the previous page.' }),
+      ...pageArgs(t.arg),
       filter: t.arg({ type: WebhookDeliveryFilter, description: 'Which deliveries; default all.' }),
     },
-    resolve: (app, args, ctx) => listDeliveries(ctx.runtime.database.db, ctx.runtime.keys.cursorKeys, listArgs(deliveryListArgs, { ...args, appId: app.id })),
+    resolve: (app, args, ctx) => toConnection(listDeliveries(ctx.runtime.database.db, ctx.runtime.keys.cursorKeys, listArgs(deliveryListArgs, { ...args, appId: app.id }))),
   }),
 }));
 

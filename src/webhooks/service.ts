@@ -294,6 +294,8 @@ export const deliveryListArgs = z.object({
   appId: z.uuid(),
   first: pageSize,
   after: z.string().max(512).nullish().transform((v) => v ?? undefined),
+  last: pageSize,
+  before: z.string().max(512).nullish().transform((v) => v ?? undefined),
   status: z.enum(deliveryStatuses).nullish(),
   subscriptionId: z.uuid().nullish(),
 });
@@ -304,7 +306,7 @@ const list = keysetList({ name: 'webhook_deliveries', table: webhookDeliveries, 
 export async function listDeliveries(
   db: Db,
   cursorKeys: CursorKeys,
-  input: { appId: string; first?: number | null; after?: string | null; status?: string | null; subscriptionId?: string | null },
+  input: { appId: string; first?: number | null; after?: string | null; last?: number | null; before?: string | null; status?: string | null; subscriptionId?: string | null },
 ): Promise<Page<WebhookDeliveryRow>> {
   const args = parseInput(deliveryListArgs, input);
   return list.page(db, cursorKeys, args, [

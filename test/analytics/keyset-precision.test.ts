@@ -99,4 +99,25 @@ describe('keyset instants written with microseconds by another writer', () => {
     };
     expect(await walk(() => page(), page)).toEqual(expected);
   });
+
+  it('GraphQL messages and templates read backward one row a page: every row once, in list order', async () => {
+    const lists = [
+      { field: 'messages', id: 'messageId', filter: 'channel: "zz", ', expected: sql`select id from messages where app_id = ${tenant.appId} and channel = 'zz' order by created_at desc, id desc` },
+      { field: 'templates', id: 'templateId', filter: '', expected: sql`select id from templates where app_id = ${tenant.appId} order by created_at desc, id desc` },
+    ];
+    for (const list of lists) {
+      const expected = (await query<{ id: string }>(list.expected)).map((r) => r.id);
+      const page = async (before?: string): Promise<Page> => {
+        const res = await gql(
+          server.url,
+          tenant.accessToken,
+          `query ($appId: UUID!, $before: String) { list: ${list.field}(appId: $appId, ${list.filter}last: 1, before: $before) { nodes { id: ${list.id} } pageInfo { startCursor hasPreviousPage } } }`,
+          { appId: tenant.appId, before },
+        );
+        const conn = res.body.data.list;
+        return { ids: conn.nodes.map((n: { id: string }) => n.id), cursor: conn.pageInfo.hasPreviousPage ? (conn.pageInfo.startCursor as string) : null };
+      };
+      expect((await walk(() => page(), page)).reverse()).toEqual(expected);
+    }
+  });
 });

@@ -59,6 +59,16 @@ describe('query cost', () => {
     expect(other.body.extensions.cost.requestedQueryCost).toBe(2);
   });
 
+  it('a page read backward costs as much as the same page read forward: last weighs as first does', async () => {
+    const tenant = await server.tenant({ rate: { minute: 100 } });
+    const cost = async (args: string) =>
+      ((await gql(server.url, tenant.accessToken, `query($app: UUID!) { scheduledCalls(appId: $app, ${args}) { nodes { id status events { id: eventId eventType actorType } } } }`, { app: tenant.appId }))
+        .body as any).extensions.cost.requestedQueryCost as number;
+    expect(await cost('last: 200')).toBe(BIG_COST);
+    expect(await cost('last: 20')).toBe(await cost('first: 20'));
+    expect(await cost('last: 20')).toBeLessThan(await cost('last: 200'));
+  });
+
   it('mutations are priced too', async () => {
     const tenant = await server.tenant({ scopes: ['oauth:revoke'], rate: { minute: 100 } });
     const res = await gql(server.url, tenant.accessToken, 'mutation($t: String!) { revokeToken(token: $t) }', { t: 'not-a-token' });
