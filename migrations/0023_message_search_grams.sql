@@ -1,7 +1,7 @@
--- Message search by a phone number or a provider id: the five searched fields' 4-grams, lowercased,
--- in one GIN expression index. Digit strings make trigrams unselective (a few hundred distinct
--- trigrams shared by every phone number, a business number in every row); 4-grams of a twelve-digit
--- number pick out its rows directly. A term of four or more characters must have all its 4-grams
+-- Message search by a phone number or a provider id: the five searched fields' 5-grams, lowercased,
+-- in one GIN expression index. Digit strings make trigrams unselective (a thousand trigrams shared
+-- by every number of a country, a business number in every row); the 5-grams of a phone number
+-- pick out its rows almost alone. A term of five or more characters must have all its 5-grams
 -- here, and the ILIKE conditions still decide; shorter terms keep the trigram index.
 -- lower() is what ILIKE compares in a UTF-8 database, so a row the ILIKE finds always has the grams.
 CREATE OR REPLACE FUNCTION message_search_grams(VARIADIC fields text[]) RETURNS text[]
@@ -14,8 +14,8 @@ BEGIN
     CONTINUE WHEN field IS NULL;
     field := lower(field);
     -- Repeated grams are left in: GIN keeps each key of a row once.
-    FOR i IN 1 .. length(field) - 3 LOOP
-      grams := grams || substr(field, i, 4);
+    FOR i IN 1 .. length(field) - 4 LOOP
+      grams := grams || substr(field, i, 5);
     END LOOP;
   END LOOP;
   RETURN grams;

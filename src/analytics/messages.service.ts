@@ -19,10 +19,10 @@ const EQUALS = {
 /** The optional values of a page query; which of them a request has is its shape. */
 const OPTIONAL = [...(Object.keys(EQUALS) as (keyof typeof EQUALS)[]), 'search', 'searchGrams', 'from', 'to'] as const;
 
-/** Terms this long are looked up by their 4-grams (migrations/0023_message_search_grams.sql). */
-const GRAM = 4;
+/** Terms this long are looked up by their 5-grams (migrations/0023_message_search_grams.sql). */
+const GRAM = 5;
 
-/** The searched fields' 4-grams, written exactly as the index expression so the planner can use it. */
+/** The searched fields' 5-grams, written exactly as the index expression so the planner can use it. */
 const searchGrams = sql`message_search_grams(${messages.userPhone}, ${messages.providerMessageId}, ${messages.conversationKey}, ${messages.providerFrom}, ${messages.providerTo})`;
 
 const p = (name: string) => sql.placeholder(name);
@@ -66,7 +66,7 @@ export async function listMessages(ctx: RequestContext, args: MessageListArgs): 
     source: args.source || undefined,
     destination: args.destination || undefined,
     search: args.search ? containsPattern(args.search) : undefined,
-    // In code points, as PostgreSQL counts: a shorter term has no 4-gram to look up.
+    // In code points, as PostgreSQL counts: a shorter term has no 5-gram to look up.
     searchGrams: args.search && [...args.search].length >= GRAM ? args.search : undefined,
     from: from?.toISOString(),
     to: to?.toISOString(),

@@ -8,7 +8,7 @@ import { gql, request } from '../helpers/http.js';
 import { useServer } from '../helpers/use-server.js';
 import { importRecords, message } from './fixtures.js';
 
-// Search by a long term goes through the 4-gram index first. These tests hold it to the plain
+// Search by a long term goes through the 5-gram index first. These tests hold it to the plain
 // meaning: a case-insensitive substring of any of the five fields, whatever the term looks like.
 const { server, tenant } = useServer({ tenant: { scopes: ['messages:read'] } });
 const other = { appId: '' };
@@ -40,10 +40,10 @@ async function searched(term: string): Promise<string[]> {
   const ids: string[] = [];
   let cursor: string | null = null;
   do {
-    const query = new URLSearchParams({ search: term, limit: '200', ...(cursor && { cursor }) });
-    const res = await request(`${server.url}/api/v1/analytics/${tenant.appId}/messages?${query}`, { token: tenant.accessToken });
+    const query: URLSearchParams = new URLSearchParams({ search: term, limit: '200', ...(cursor && { cursor }) });
+    const res = await request<{ data: { id: string }[]; pagination: { nextCursor: string | null } }>(`${server.url}/api/v1/analytics/${tenant.appId}/messages?${query}`, { token: tenant.accessToken });
     expect(res.status).toBe(200);
-    ids.push(...res.body.data.map((m: { id: string }) => m.id));
+    ids.push(...res.body.data.map((m) => m.id));
     cursor = res.body.pagination.nextCursor;
   } while (cursor);
   return ids.sort();
@@ -56,12 +56,13 @@ const expected = (term: string) =>
     .map((r) => r.id)
     .sort();
 
-describe('message search through the 4-gram index', () => {
+describe('message search through the 5-gram index', () => {
   it.each([
     ['a whole phone number', phone(3)],
     ['the end of a phone number', phone(42).slice(-5)],
-    ['exactly four digits', phone(99).slice(4, 8)],
-    ['three digits (no 4-gram: the trigram path)', phone(5).slice(-3)],
+    ['exactly five digits', phone(99).slice(4, 9)],
+    ['four digits (no 5-gram: the trigram path)', phone(7).slice(-4)],
+    ['three digits', phone(5).slice(-3)],
     ['a provider id in another case', `hbgm${(11 * 104729).toString(36)}`],
     ['accented letters in another case', 'ünïcÖdÉ-été'],
     ['%, _ and \\ taken literally', 'ÉTÉ-%_\\X'],
