@@ -92,9 +92,9 @@ export async function startService(dataset: Dataset, pin: Pinning): Promise<Runn
     HOST: '127.0.0.1',
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
     TOKEN_TTL_SECONDS: '86400',
-    // The SSE scenarios hold 1,000 streams of one client on one app, past the default caps.
-    STREAMS_PER_CLIENT: '5000',
-    STREAMS_PER_APP: '5000',
+    // The SSE scenarios hold up to 10,000 streams of one client on one app, past the default caps.
+    STREAMS_PER_CLIENT: '12000',
+    STREAMS_PER_APP: '12000',
     // One client drives every connection of a scenario: past the default in-flight cap (16) the
     // surplus would be answered 429 instead of measured.
     CLIENT_MAX_CONCURRENT: '1000',

@@ -2,7 +2,7 @@ import type { FanoutScenario, PendingScenario, Scenario, SustainedScenario } fro
 import { campaignsSearch } from './campaigns.js';
 import { graphqlMessagesPage, messagesDeep, messagesFiltered, messagesPage, messagesPagePaced, messagesSearch } from './messages.js';
 import { dailyMetrics, dailyMetricsAlone, summaryMetrics } from './metrics.js';
-import { availabilityWorstCase, patchReschedule, sseFanout, sseSustained } from './scheduling.js';
+import { availabilityWorstCase, patchReschedule, sseFanout, sseFanout10k, sseSustained } from './scheduling.js';
 import { tokenIssue } from './token.js';
 
 /** Every runnable scenario, in table order. A new one is a module here plus a line below. */
@@ -23,7 +23,7 @@ export const scenarios: Scenario[] = [
 ];
 
 /** Not autocannon runs: held-open subscriptions and one write per round (bench/sse.ts). */
-export const fanoutScenarios: FanoutScenario[] = [sseFanout];
+export const fanoutScenarios: FanoutScenario[] = [sseFanout, sseFanout10k];
 
 /** Held-open subscriptions under a steady stream of writes (bench/sse-sustained.ts). */
 export const sustainedScenarios: SustainedScenario[] = [sseSustained];
