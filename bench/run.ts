@@ -39,6 +39,7 @@ import {
   type Running,
   type SustainedResult,
 } from './procs.js';
+import { PEERS_HEADING, PEERS_METHOD, peersTable, peersTargets, type PeerRow } from './peers-report.js';
 import { dropSupersededRunLines } from './run-lines.js';
 import { fanoutScenarios, peersScenarios, pendingScenarios, scenarios, sustainedScenarios } from './scenarios/index.js';
 import type { ComputeResult, Dataset, FanoutScenario, HttpRequest, PeersScenario, Scenario, ScenarioContext, StorageKind, SustainedScenario } from './types.js';
@@ -78,22 +79,6 @@ interface FanoutRow {
   targetMs: number;
   result?: FanoutResult;
   error?: string;
-}
-
-/** One server of the GraphQL peers table: the service's page, or a peer's. */
-interface PeerRow {
-  scenario: string;
-  /** `service` or the peer's name (the row key with the DB). */
-  server: string;
-  db: StorageKind;
-  messages: number;
-  connections: number;
-  /** Packages and Node.js version the server ran. */
-  stack: string;
-  result?: LoadResult;
-  /** Median over the rounds of this server's req/s ÷ the service's in the same round (peers only). */
-  ratio?: number;
-  notes: string[];
 }
 
 interface SustainedRow {
@@ -396,48 +381,6 @@ async function runPeers(scenario: PeersScenario, ctx: ScenarioContext, service: 
   }
   return rows;
 }
-
-function peersTable(rows: PeerRow[]): string {
-  const lines = [
-    '| Server | DB | Messages | Conns | Stack | req/s | p50 ms | p99 ms | Errors | req/s ÷ service | CPU µs/req | PostgreSQL CPU µs/req | Notes |',
-    '|---|---|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|---|',
-  ];
-  for (const r of rows) {
-    const res = r.result;
-    lines.push(
-      `| ${r.server} | ${r.db} | ${fmt(r.messages)} | ${r.connections} | ${r.stack} | ${fmt(res?.rps)} | ${fmt(res?.p50)} | ${fmt(res?.p99)} | ${res ? res.errors : '—'} | ` +
-        `${r.ratio !== undefined ? r.ratio.toFixed(2) : '—'} | ${fmt(res?.cpuUs)} | ${fmt(res?.dbCpuUs)} | ${r.notes.join('; ')} |`,
-    );
-  }
-  return lines.join('\n');
-}
-
-/** "service GraphQL page ≥ best peer req/s": against the measured peer with the most req/s, judged on the paired rounds. */
-function peersTargets(rows: PeerRow[]): string[] {
-  const out: string[] = [];
-  for (const db of new Set(rows.map((r) => r.db))) {
-    const service = rows.find((r) => r.db === db && r.server === 'service' && r.result);
-    const peers = rows.filter((r) => r.db === db && r.server !== 'service' && r.result && r.ratio !== undefined);
-    if (!service || peers.length === 0) continue;
-    const best = peers.reduce((a, b) => (b.result!.rps > a.result!.rps ? b : a));
-    out.push(
-      `- ${best.scenario} on ${db}: service GraphQL page ≥ best peer req/s: ${best.ratio! <= 1 ? 'met' : '**not met**'} ` +
-        `(service ${fmt(service.result!.rps)} req/s, best peer ${best.server} ${fmt(best.result!.rps)} req/s; ${best.server} ÷ service over the paired rounds ${best.ratio!.toFixed(2)})`,
-    );
-  }
-  return out;
-}
-
-const PEERS_HEADING = '## GraphQL peers';
-const PEERS_METHOD =
-  "The service's `graphql_messages_page` (one app's messages, 50 rows newest first, with its bearer token) measured in the same rounds as peer GraphQL servers " +
-  'answering the same page from the same PostgreSQL database: PostGraphile 5 (its generated `allMessages` connection, `condition: { appId }`, ' +
-  '`orderBy: [CREATED_AT_DESC, ROW_ID_DESC]`, `first: 50`) and Mercurius on Fastify with graphql-jit (the service\'s own document, one hand-written ' +
-  "resolver running the floor's SQL through postgres.js). Each peer's ids are checked against the service's before measuring. bench/peers/ (its own " +
-  'package.json and lockfile, installed on demand), each peer pinned like the service; same autocannon load, warm-up until settled, then rounds with ' +
-  'the order rotating; medians of the rounds; req/s ÷ service = the median over the rounds of the peer\'s req/s ÷ the service\'s in the same round. ' +
-  'CPU µs/req = the server process\'s CPU (/proc) ÷ requests. **The peers do no token verification, scope checks or rate limiting** (nor input ' +
-  'limits or error envelopes); the service does all of these per request.';
 
 async function runFanout(scenario: FanoutScenario, ctx: ScenarioContext, service: Running, pin: ReturnType<typeof pinning>): Promise<FanoutRow> {
   const row: FanoutRow = { scenario: scenario.name, title: scenario.title, db: ctx.dataset.kind, targetMs: scenario.targetMs };
