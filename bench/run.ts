@@ -39,7 +39,7 @@ import {
   type Running,
   type SustainedResult,
 } from './procs.js';
-import { PEERS_HEADING, PEERS_METHOD, peersTable, peersTargets, type PeerRow } from './peers-report.js';
+import { okRps, PEERS_HEADING, PEERS_METHOD, peersTable, peersTargets, skippedPeers, type PeerRow } from './peers-report.js';
 import { dropSupersededRunLines } from './run-lines.js';
 import { fanoutScenarios, peersScenarios, pendingScenarios, scenarios, sustainedScenarios } from './scenarios/index.js';
 import type { ComputeResult, Dataset, FanoutScenario, HttpRequest, PeersScenario, Scenario, ScenarioContext, StorageKind, SustainedScenario } from './types.js';
@@ -301,7 +301,7 @@ async function runPeers(scenario: PeersScenario, ctx: ScenarioContext, service: 
   const serviceStack = `${scenario.versus.name}: graphql-yoga ${packageVersion('graphql-yoga')}, graphql-jit ${packageVersion('graphql-jit')}; ${nodeVersion(serverNode())}`;
   const serviceRow: PeerRow = { ...base, server: 'service', stack: serviceStack, notes: ['token verification, revocation/quota query, rate limit, scope checks'] };
   if (ctx.dataset.kind !== 'postgres') {
-    return [{ ...base, server: 'peers', stack: '—', notes: ['skipped: the peers need a PostgreSQL server (PGlite is one in-process owner)'] }];
+    return [skippedPeers(scenario.name, ctx.dataset.kind, ctx.dataset.messages, connections)];
   }
   const request = scenario.versus.request(ctx);
   const first = await send(service.url, request);
@@ -369,7 +369,7 @@ async function runPeers(scenario: PeersScenario, ctx: ScenarioContext, service: 
     sides.forEach((side, i) => {
       side.row.result = medianOf(rounds[i]!);
       if (side.row.result.errors > 0) side.row.notes.push('errors include timeouts (10 s) and non-2xx answers');
-      if (i > 0) side.row.ratio = median(rounds[i]!.map((r, j) => (rounds[0]![j]!.rps > 0 ? r.rps / rounds[0]![j]!.rps : 0)));
+      if (i > 0) side.row.ratio = median(rounds[i]!.map((r, j) => (okRps(rounds[0]![j]!) > 0 ? okRps(r) / okRps(rounds[0]![j]!) : 0)));
       const r = side.row.result;
       log(
         `${ctx.dataset.kind} ${scenario.name} ${side.row.server}: ${r.rps.toFixed(0)} req/s, p99 ${fmt(r.p99, 1)} ms` +
@@ -708,6 +708,11 @@ async function main() {
   const datasets: Dataset[] = [];
   for (const kind of kinds) {
     const messages = kind === 'pglite' && env.BENCH_PGLITE_MESSAGES ? Number(env.BENCH_PGLITE_MESSAGES) : settings.messages;
+    if (kind !== 'postgres' && selected.length === 0 && selectedFanout.length === 0 && selectedSustained.length === 0) {
+      // Only the peers were asked for, and they cannot run here: no dataset or service needed.
+      for (const scenario of selectedPeers) peerRows.push(skippedPeers(scenario.name, kind, messages, settings.connections));
+      continue;
+    }
     const dataset = await ensureDataset({ kind, messages, adminUrl: settings.pgUrl });
     datasets.push(dataset);
     // In-process measurements first: on PGlite the service then owns the data directory.
