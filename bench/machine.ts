@@ -7,7 +7,8 @@ import postgres from 'postgres';
 import { ROOT } from './dataset.js';
 import { serverNode } from './procs.js';
 
-const version = (name: string) => {
+/** The version of a package of the service's node_modules, '?' where it is missing. */
+export const packageVersion = (name: string) => {
   try {
     return (JSON.parse(readFileSync(path.join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
   } catch {
@@ -49,6 +50,6 @@ export async function machine(pgUrl: string | undefined) {
     os: `${os.type()} ${os.release()}`,
     node: nodeLine(),
     postgres: postgresVersion,
-    packages: Object.fromEntries(PACKAGES.map((p) => [p, version(p)]).filter(([, v]) => v !== '?')),
+    packages: Object.fromEntries(PACKAGES.map((p) => [p, packageVersion(p)]).filter(([, v]) => v !== '?')),
   };
 }

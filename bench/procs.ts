@@ -1,6 +1,8 @@
-/** Child processes of a run: the built service, the floor, the load generator; pinned apart with taskset. */
+/** Child processes of a run: the built service, the floor, the peers, the load generator; pinned apart with taskset. */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
+import path from 'node:path';
 import { ROOT, storageEnv } from './dataset.js';
 import { processCpuSeconds } from './proc-cpu.js';
 import type { Dataset } from './types.js';
@@ -212,4 +214,43 @@ export function sustained(pin: Pinning, options: Record<string, unknown>): Promi
     child.on('error', reject);
     child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as SustainedResult) : reject(new Error(`SSE sustained client exited ${code}`))));
   });
+}
+
+export const PEERS_DIR = path.join(ROOT, 'bench', 'peers');
+
+const majorOf = (node: string) => Number(/^v(\d+)/.exec(spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout ?? '')?.[1] ?? 0);
+
+/**
+ * The node a peer runs under: serverNode() when it is new enough (so peers and service share a
+ * binary where they can), else scripts/node-lts.sh's official binary of `minMajor`.
+ */
+export function peerNode(minMajor: number): string {
+  const server = serverNode();
+  if (majorOf(server) >= minMajor) return server;
+  const lts = spawnSync(path.join(ROOT, 'scripts', 'node-lts.sh'), [String(minMajor)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  if (lts.status !== 0) throw new Error(`scripts/node-lts.sh ${minMajor} failed: no Node.js ${minMajor} for the peers`);
+  return path.join(lts.stdout.trim(), 'node');
+}
+
+/**
+ * bench/peers/node_modules from its own lockfile (`npm ci --prefix bench/peers`) when missing,
+ * npm running under `node` (the newest the peers need, so engine checks pass). The service's
+ * dependencies and CI's `npm ci` never see these packages.
+ */
+export function ensurePeersInstalled(node: string): void {
+  if (existsSync(path.join(PEERS_DIR, 'node_modules', '.package-lock.json'))) return;
+  const env = { ...process.env, PATH: `${path.dirname(node)}${path.delimiter}${process.env.PATH ?? ''}` };
+  const result = spawnSync('npm', ['ci', '--prefix', PEERS_DIR, '--no-audit', '--no-fund', '--loglevel=error'], { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (result.status !== 0) throw new Error(`npm ci --prefix bench/peers exited ${result.status ?? result.error?.message}`);
+}
+
+/** One peer GraphQL server (bench/peers/<script>) on the PostgreSQL dataset, pinned like the service. */
+export async function startPeer(script: string, node: string, databaseUrl: string, pin: Pinning): Promise<Running> {
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = { ...process.env, PEER_PORT: String(port), PEER_DATABASE_URL: databaseUrl, NODE_ENV: 'production' };
+  const [command, args] = pinned(pin.server, node, [script]);
+  const child = spawn(command, args, { cwd: PEERS_DIR, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${url}/healthz`, child, `peer ${script}`);
+  return { url, cpuSeconds: cpuOf(child), stop: stopper(child) };
 }

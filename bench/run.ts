@@ -11,7 +11,8 @@
  * (postgres://postgres@127.0.0.1:5432/postgres), BENCH_OUT (docs/BENCHMARKS.md), BENCH_PIN (0
  * turns taskset off), BENCH_LOG_LEVEL (service log level, warn), BENCH_NODE (the node binary the
  * service and the floor run under, e.g. "$(scripts/node-lts.sh 24)/node"; the harness's own by
- * default), BENCH_NODE_ARGS (extra node flags for the service, e.g. --cpu-prof).
+ * default), BENCH_NODE_ARGS (extra node flags for the service, e.g. --cpu-prof), BENCH_PEERS (0 leaves
+ * graphql_peers, the peer GraphQL servers of bench/peers/, out of a full run).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -19,12 +20,29 @@ import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import { DATA, ensureDataset, ROOT } from './dataset.js';
-import { machine } from './machine.js';
+import { machine, packageVersion } from './machine.js';
 import { postgresCpuSeconds } from './proc-cpu.js';
-import { fanout, load, pinning, startFloor, startService, sustained, type FanoutResult, type LoadResult, type Running, type SustainedResult } from './procs.js';
+import {
+  ensurePeersInstalled,
+  fanout,
+  load,
+  PEERS_DIR,
+  peerNode,
+  pinning,
+  serverNode,
+  startFloor,
+  startPeer,
+  startService,
+  sustained,
+  type FanoutResult,
+  type LoadResult,
+  type Running,
+  type SustainedResult,
+} from './procs.js';
+import { okRps, PEERS_HEADING, PEERS_METHOD, peersTable, peersTargets, skippedPeers, type PeerRow } from './peers-report.js';
 import { dropSupersededRunLines } from './run-lines.js';
-import { fanoutScenarios, pendingScenarios, scenarios, sustainedScenarios } from './scenarios/index.js';
-import type { ComputeResult, Dataset, FanoutScenario, HttpRequest, Scenario, ScenarioContext, StorageKind, SustainedScenario } from './types.js';
+import { fanoutScenarios, peersScenarios, pendingScenarios, scenarios, sustainedScenarios } from './scenarios/index.js';
+import type { ComputeResult, Dataset, FanoutScenario, HttpRequest, PeersScenario, Scenario, ScenarioContext, StorageKind, SustainedScenario } from './types.js';
 
 const env = process.env;
 const settings = {
@@ -159,19 +177,7 @@ async function runScenario(
     await settle(pin, options(service.url, request, settings.warmup));
     if (floorRequest) await settle(pin, options(floor.url, floorRequest, settings.warmup));
   }
-  /**
-   * One measured round; the server's CPU time over it, divided by the requests, is the cost a
-   * request, and on PostgreSQL the database's too (its processes are not the server's).
-   */
-  const dbCpuSeconds = ctx.dataset.kind === 'postgres' ? postgresCpuSeconds : () => undefined;
-  const measured = async (server: Running, req: HttpRequest): Promise<LoadResult> => {
-    const before = [server.cpuSeconds(), dbCpuSeconds()];
-    const result = await load(pin, options(server.url, req, settings.duration));
-    const after = [server.cpuSeconds(), dbCpuSeconds()];
-    const perRequest = (i: number) =>
-      before[i] !== undefined && after[i] !== undefined && result.requests > 0 ? ((after[i]! - before[i]!) * 1e6) / result.requests : undefined;
-    return { ...result, cpuUs: perRequest(0), dbCpuUs: perRequest(1) };
-  };
+  const measured = (server: Running, req: HttpRequest) => measure(pin, server, options(server.url, req, settings.duration), ctx.dataset.kind);
   const serviceRounds: LoadResult[] = [];
   const floorRounds: LoadResult[] = [];
   for (let round = 0; round < settings.rounds; round++) {
@@ -210,6 +216,20 @@ async function runScenario(
     (row.service.dbCpuUs !== undefined ? `, PostgreSQL ${row.service.dbCpuUs.toFixed(0)} µs/req${row.floor?.dbCpuUs !== undefined ? ` (floor ${row.floor.dbCpuUs.toFixed(0)})` : ''}` : '');
   log(`${ctx.dataset.kind} ${scenario.name}: ${row.service.rps.toFixed(0)} req/s, p50 ${fmt(row.service.p50, 1)} ms, p99 ${fmt(row.service.p99, 1)} ms${ratio}${cpu}`);
   return row;
+}
+
+/**
+ * One measured round; the server's CPU time over it, divided by the requests, is the cost a
+ * request, and on PostgreSQL the database's too (its processes are not the server's).
+ */
+async function measure(pin: ReturnType<typeof pinning>, server: Running, options: LoadOptions, kind: StorageKind): Promise<LoadResult> {
+  const dbCpuSeconds = kind === 'postgres' ? postgresCpuSeconds : () => undefined;
+  const before = [server.cpuSeconds(), dbCpuSeconds()];
+  const result = await load(pin, options);
+  const after = [server.cpuSeconds(), dbCpuSeconds()];
+  const perRequest = (i: number) =>
+    before[i] !== undefined && after[i] !== undefined && result.requests > 0 ? ((after[i]! - before[i]!) * 1e6) / result.requests : undefined;
+  return { ...result, cpuUs: perRequest(0), dbCpuUs: perRequest(1) };
 }
 
 /**
@@ -259,6 +279,107 @@ async function settle(pin: ReturnType<typeof pinning>, options: Parameters<typeo
     if (previous > 0 && Math.abs(current - previous) / previous <= 0.05) break;
   }
   log(`  warm-up ${new URL(String(options.url)).port}: ${slices.map((r) => r.toFixed(0)).join(', ')} req/s`);
+}
+
+const peerVersion = (name: string) => {
+  try {
+    return (JSON.parse(readFileSync(path.join(PEERS_DIR, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return '?';
+  }
+};
+const nodeVersion = (node: string) => spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
+
+/**
+ * The service's GraphQL page and each peer (bench/peers/, started here, pinned like the service)
+ * on the same PostgreSQL data: each peer's answer is checked against the service's ids, then all
+ * are warmed up and measured in rounds, the order rotating each round so drift hits all alike.
+ */
+async function runPeers(scenario: PeersScenario, ctx: ScenarioContext, service: Running, pin: ReturnType<typeof pinning>): Promise<PeerRow[]> {
+  const connections = settings.connections;
+  const base = { scenario: scenario.name, db: ctx.dataset.kind, messages: ctx.dataset.messages, connections };
+  const serviceStack = `${scenario.versus.name}: graphql-yoga ${packageVersion('graphql-yoga')}, graphql-jit ${packageVersion('graphql-jit')}; ${nodeVersion(serverNode())}`;
+  const serviceRow: PeerRow = { ...base, server: 'service', stack: serviceStack, notes: ['token verification, revocation/quota query, rate limit, scope checks'] };
+  if (ctx.dataset.kind !== 'postgres') {
+    return [skippedPeers(scenario.name, ctx.dataset.kind, ctx.dataset.messages, connections)];
+  }
+  const request = scenario.versus.request(ctx);
+  const first = await send(service.url, request);
+  if (first.status !== 200 || !scenario.versus.compare) {
+    serviceRow.notes.push(`service answered ${first.status}, not measured`);
+    return [serviceRow];
+  }
+  const serviceIds = JSON.stringify(scenario.versus.compare.service(first.body));
+  const rows: PeerRow[] = [serviceRow];
+  const sides: { row: PeerRow; server: Running; request: HttpRequest }[] = [{ row: serviceRow, server: service, request }];
+  const started: Running[] = [];
+  let installError: string | undefined;
+  try {
+    // Under the newest node the peers need, so npm's engine checks pass.
+    ensurePeersInstalled(peerNode(Math.max(...scenario.peers.map((p) => p.minNode))));
+  } catch (error) {
+    installError = (error as Error).message;
+    log(`${scenario.name}: peers not installed: ${installError}`);
+  }
+  try {
+    for (const peer of scenario.peers) {
+      const row: PeerRow = { ...base, server: peer.name, stack: '—', notes: [peer.describe] };
+      rows.push(row);
+      try {
+        if (installError) throw new Error(installError);
+        const node = peerNode(peer.minNode);
+        row.stack = `${peer.packages.map((p) => `${p} ${peerVersion(p)}`).join(', ')}; ${nodeVersion(node)}`;
+        log(`${ctx.dataset.kind} ${scenario.name}: starting ${peer.name} (${row.stack})`);
+        const server = await startPeer(peer.script, node, ctx.dataset.databaseUrl!, pin);
+        started.push(server);
+        const peerRequest = peer.request(ctx);
+        const answer = await send(server.url, peerRequest);
+        const errors = (answer.body as { errors?: unknown } | undefined)?.errors;
+        if (answer.status !== 200 || errors) {
+          row.notes.push(`answered ${answer.status}${errors ? ' with GraphQL errors' : ''}, not measured`);
+          log(`${scenario.name}: ${peer.name} answered ${answer.status}: ${JSON.stringify(answer.body).slice(0, 300)}`);
+          continue;
+        }
+        let ids: string;
+        try {
+          ids = JSON.stringify(peer.ids(answer.body));
+        } catch {
+          ids = 'unreadable';
+        }
+        if (ids !== serviceIds) {
+          row.notes.push('result differs from the service!');
+          log(`${scenario.name}: ${peer.name} and service disagree\n  service: ${serviceIds.slice(0, 300)}\n  ${peer.name}: ${ids.slice(0, 300)}`);
+        }
+        sides.push({ row, server, request: peerRequest });
+      } catch (error) {
+        row.notes.push(`not run: ${(error as Error).message}`);
+        log(`${scenario.name}: ${peer.name} not run: ${(error as Error).message}`);
+      }
+    }
+    const options = (side: (typeof sides)[number], duration: number) => loadOptions(side.server.url, side.request, duration, connections);
+    log(`${ctx.dataset.kind} ${scenario.name}: ${sides.map((x) => x.row.server).join(', ')}: warm-up ${settings.warmup} s, ${settings.rounds} rounds of ${settings.duration} s`);
+    if (settings.warmup > 0) for (const side of sides) await settle(pin, options(side, settings.warmup));
+    const rounds = sides.map(() => [] as LoadResult[]);
+    for (let round = 0; round < settings.rounds; round++) {
+      for (let k = 0; k < sides.length; k++) {
+        const i = (k + round) % sides.length;
+        rounds[i]!.push(await measure(pin, sides[i]!.server, options(sides[i]!, settings.duration), ctx.dataset.kind));
+      }
+    }
+    sides.forEach((side, i) => {
+      side.row.result = medianOf(rounds[i]!);
+      if (side.row.result.errors > 0) side.row.notes.push('errors include timeouts (10 s) and non-2xx answers');
+      if (i > 0) side.row.ratio = median(rounds[i]!.map((r, j) => (okRps(rounds[0]![j]!) > 0 ? okRps(r) / okRps(rounds[0]![j]!) : 0)));
+      const r = side.row.result;
+      log(
+        `${ctx.dataset.kind} ${scenario.name} ${side.row.server}: ${r.rps.toFixed(0)} req/s, p99 ${fmt(r.p99, 1)} ms` +
+          `${r.cpuUs !== undefined ? `, ${r.cpuUs.toFixed(0)} µs CPU/req` : ''}${side.row.ratio !== undefined ? ` (${side.row.ratio.toFixed(2)} of the service)` : ''}`,
+      );
+    });
+  } finally {
+    for (const server of started) await server.stop();
+  }
+  return rows;
 }
 
 async function runFanout(scenario: FanoutScenario, ctx: ScenarioContext, service: Running, pin: ReturnType<typeof pinning>): Promise<FanoutRow> {
@@ -425,7 +546,7 @@ function mergeTable(lines: string[], headerStart: string, rows: string[]): boole
 
 function mergeInto(
   existing: string,
-  update: { runLine: string; rows: string[]; fanoutRows: string[]; sustainedRows: string[]; targets: string[]; nowRunnable: string[] },
+  update: { runLine: string; rows: string[]; fanoutRows: string[]; sustainedRows: string[]; peerRows: string[]; targets: string[]; nowRunnable: string[] },
 ): string {
   const lines = existing.split('\n');
   const insertBefore = (heading: string, block: string[]) => {
@@ -444,6 +565,11 @@ function mergeInto(
   }
   dropSupersededRunLines(lines);
   if (update.rows.length > 0 && !mergeTable(lines, '| Scenario | DB | Messages', update.rows)) insertBefore('## Targets', [...table([]).split('\n'), ...update.rows, '']);
+  if (update.peerRows.length > 0 && !mergeTable(lines, '| Server | DB | Messages', update.peerRows.slice(2))) {
+    // Beside the main table: before the first section that follows it.
+    const next = ['## SSE fan-out', '## SSE under sustained writes', '## Targets'].map((h) => lines.findIndex((l) => l.startsWith(h))).filter((i) => i >= 0);
+    lines.splice(next.length > 0 ? Math.min(...next) : lines.length, 0, PEERS_HEADING, '', PEERS_METHOD, '', ...update.peerRows, '');
+  }
   if (update.fanoutRows.length > 0 && !mergeTable(lines, '| Scenario | DB | Subscribers | Connected', update.fanoutRows.slice(2))) {
     insertBefore('## Targets', [FANOUT_HEADING, '', FANOUT_METHOD, '', ...update.fanoutRows, '']);
   }
@@ -537,7 +663,7 @@ function targets(rows: Row[]): string[] {
 
 async function main() {
   const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));
-  const known = new Set([...scenarios, ...fanoutScenarios, ...sustainedScenarios, ...pendingScenarios].map((s) => s.name));
+  const known = new Set([...scenarios, ...fanoutScenarios, ...sustainedScenarios, ...peersScenarios, ...pendingScenarios].map((s) => s.name));
   const unknown = names.filter((n) => !known.has(n));
   if (unknown.length > 0) {
     process.stderr.write(`unknown scenario ${unknown.join(', ')}; scenarios: ${[...known].join(', ')}\n`);
@@ -546,9 +672,10 @@ async function main() {
   const selected = names.length > 0 ? scenarios.filter((s) => names.includes(s.name)) : scenarios;
   const selectedFanout = names.length > 0 ? fanoutScenarios.filter((s) => names.includes(s.name)) : fanoutScenarios;
   const selectedSustained = names.length > 0 ? sustainedScenarios.filter((s) => names.includes(s.name)) : sustainedScenarios;
+  const selectedPeers = names.length > 0 ? peersScenarios.filter((s) => names.includes(s.name)) : env.BENCH_PEERS === '0' ? [] : peersScenarios;
   const pending = names.length > 0 ? pendingScenarios.filter((s) => names.includes(s.name)) : pendingScenarios;
   for (const p of pending) log(`${p.name}: not yet available (${p.reason})`);
-  if (selected.length === 0 && selectedFanout.length === 0 && selectedSustained.length === 0) {
+  if (selected.length === 0 && selectedFanout.length === 0 && selectedSustained.length === 0 && selectedPeers.length === 0) {
     log('nothing to measure; docs/BENCHMARKS.md left as it is');
     return;
   }
@@ -577,9 +704,15 @@ async function main() {
   const rows: Row[] = [];
   const fanoutRows: FanoutRow[] = [];
   const sustainedRows: SustainedRow[] = [];
+  const peerRows: PeerRow[] = [];
   const datasets: Dataset[] = [];
   for (const kind of kinds) {
     const messages = kind === 'pglite' && env.BENCH_PGLITE_MESSAGES ? Number(env.BENCH_PGLITE_MESSAGES) : settings.messages;
+    if (kind !== 'postgres' && selected.length === 0 && selectedFanout.length === 0 && selectedSustained.length === 0) {
+      // Only the peers were asked for, and they cannot run here: no dataset or service needed.
+      for (const scenario of selectedPeers) peerRows.push(skippedPeers(scenario.name, kind, messages, settings.connections));
+      continue;
+    }
     const dataset = await ensureDataset({ kind, messages, adminUrl: settings.pgUrl });
     datasets.push(dataset);
     // In-process measurements first: on PGlite the service then owns the data directory.
@@ -599,6 +732,7 @@ async function main() {
       };
       if (settings.warmup > 0) await tour(selected, ctx, service, floor, pin);
       for (const scenario of selected) rows.push(await runScenario(scenario, ctx, service, floor, pin, computed.get(scenario.name)));
+      for (const scenario of selectedPeers) peerRows.push(...(await runPeers(scenario, ctx, service, pin)));
       for (const scenario of selectedFanout) fanoutRows.push(await runFanout(scenario, ctx, service, pin));
       for (const scenario of selectedSustained) sustainedRows.push(await runSustained(scenario, ctx, service, pin));
     } finally {
@@ -651,11 +785,13 @@ async function main() {
     table(rows),
     '',
     ...(skipped.length > 0 ? [`Skipped: ${skipped.join('; ')}.`, ''] : []),
+    ...(peerRows.length > 0 ? [PEERS_HEADING, '', PEERS_METHOD, '', peersTable(peerRows), ''] : []),
     ...(fanoutRows.length > 0 ? [FANOUT_HEADING, '', FANOUT_METHOD, '', fanoutTable(fanoutRows), ''] : []),
     ...(sustainedRows.length > 0 ? [SUSTAINED_HEADING, '', SUSTAINED_METHOD, '', sustainedTable(sustainedRows), ''] : []),
     '## Targets',
     '',
     ...targets(rows),
+    ...peersTargets(peerRows),
     ...fanoutTargets(fanoutRows),
     '',
     ...(pendingScenarios.length > 0
@@ -675,17 +811,18 @@ async function main() {
   const partial = names.length > 0 && env.BENCH_REPLACE !== '1' && existsSync(settings.out);
   const written = partial
     ? mergeInto(readFileSync(settings.out, 'utf8'), {
-        runLine: `Rows of ${[...selected, ...selectedFanout, ...selectedSustained].map((x) => x.name).join(', ')} on ${kinds.join(', ')} (re)measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC with \`${command}\` on ${machineLine}; same method; the other rows are from the run above.`,
+        runLine: `Rows of ${[...selected, ...selectedPeers, ...selectedFanout, ...selectedSustained].map((x) => x.name).join(', ')} on ${kinds.join(', ')} (re)measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC with \`${command}\` on ${machineLine}; same method; the other rows are from the run above.`,
         rows: table(rows).split('\n').slice(2),
         fanoutRows: fanoutRows.length > 0 ? fanoutTable(fanoutRows).split('\n') : [],
         sustainedRows: sustainedRows.length > 0 ? sustainedTable(sustainedRows).split('\n') : [],
-        targets: [...targets(rows), ...fanoutTargets(fanoutRows)],
-        nowRunnable: [...scenarios, ...fanoutScenarios, ...sustainedScenarios].map((x) => x.name),
+        peerRows: peerRows.length > 0 ? peersTable(peerRows).split('\n') : [],
+        targets: [...targets(rows), ...peersTargets(peerRows), ...fanoutTargets(fanoutRows)],
+        nowRunnable: [...scenarios, ...fanoutScenarios, ...sustainedScenarios, ...peersScenarios].map((x) => x.name),
       })
     : markdown;
   process.stdout.write(`${written}\n`);
   writeFileSync(settings.out, written);
-  writeFileSync(path.join(DATA, 'last-run.json'), `${JSON.stringify({ settings, info, rows, fanoutRows, sustainedRows }, null, 2)}\n`);
+  writeFileSync(path.join(DATA, 'last-run.json'), `${JSON.stringify({ settings, info, rows, peerRows, fanoutRows, sustainedRows }, null, 2)}\n`);
   log(`wrote ${path.relative(ROOT, settings.out)}`);
 }
 

@@ -165,3 +165,33 @@ export interface SustainedScenario {
   /** The call each write reschedules (PATCH to the other of its two times, with a per-write reason). */
   call: (ctx: ScenarioContext) => { path: string; times: [string, string] };
 }
+
+/** A peer GraphQL server (bench/peers/, its own package.json): one script run under Node `minNode` or newer. */
+export interface Peer {
+  /** Row key in the table: a plain name, stable across versions. */
+  name: string;
+  /** bench/peers/<script>. */
+  script: string;
+  /** Lowest Node.js major it runs on; an older BENCH_NODE (or harness node) gives way to scripts/node-lts.sh's binary. */
+  minNode: number;
+  /** Packages of bench/peers/node_modules whose versions the table names. */
+  packages: string[];
+  /** What the peer does for the page, for the table's notes. */
+  describe: string;
+  request: (ctx: ScenarioContext) => HttpRequest;
+  /** The ids of the page, in order, from its answer (checked against the service's before measuring). */
+  ids: (body: any) => unknown;
+}
+
+/**
+ * Not a service-versus-floor scenario: the service's `versus` page measured in the same rounds as
+ * peer GraphQL servers answering the same page from the same database (PostgreSQL only).
+ */
+export interface PeersScenario {
+  kind: 'peers';
+  name: string;
+  title: string;
+  /** The service scenario the peers answer (its request, and its `compare.service` projection of ids). */
+  versus: Scenario;
+  peers: Peer[];
+}

@@ -77,8 +77,8 @@ export const messagesDeep: Scenario = {
   compare: sameIds,
 };
 
-// The REST route's document, as a GraphQL client would send it (camelCase fields).
-const graphqlDocument = `query Messages($appId: UUID!, $first: Int) {
+// The REST route's document, as a GraphQL client would send it (camelCase fields); the Mercurius peer takes it as is.
+export const graphqlDocument = `query Messages($appId: UUID!, $first: Int) {
   messages(appId: $appId, first: $first) {
     limit pageInfo { hasNextPage endCursor }
     nodes { id: messageId source destination providerFrom providerTo channel direction messageType userPhone conversationKey
