@@ -160,7 +160,8 @@ export function keysetList<T extends PgTable>(spec: KeysetListSpec<T>): KeysetLi
 
   /** Rows fetched with limit + 1 in the window's direction become a page. */
   function toPage(cursorKeys: CursorKeys, list: string, window: PageWindow, rows: Row[], count: Page<Row>['count']): Page<Row> {
-    return { ...windowPage(window, rows), cursorOf: (item) => encodeCursor(cursorKeys, list, positionOf(item)), count };
+    const { items, hasNextPage, hasPreviousPage, limit } = windowPage(window, rows);
+    return { items, hasNextPage, hasPreviousPage, limit, cursorOf: (item) => encodeCursor(cursorKeys, list, positionOf(item)), count };
   }
 
   // At most cap + 1 rows are read, so a count costs the same at a million rows as at the cap.

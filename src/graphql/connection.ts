@@ -31,35 +31,68 @@ export interface KeysetConnection<T> {
   count: Page<T>['count'];
 }
 
-/**
- * A page as the connection types read it. Cursors are HMACs: edges and start/end cursors are
- * getters, made only for what a document selects (a REST list reads one endCursor).
- */
-export function connectionFrom<T>(page: Page<T>): KeysetConnection<T> {
-  const { items, cursorOf } = page;
-  return {
-    get edges() {
-      return items.map((node) => ({
-        node,
-        get cursor() {
-          return cursorOf(node);
-        },
-      }));
-    },
-    pageInfo: {
-      hasNextPage: page.hasNextPage,
-      hasPreviousPage: page.hasPreviousPage,
-      get startCursor() {
-        return items.length > 0 ? cursorOf(items[0]!) : null;
-      },
-      get endCursor() {
-        return items.length > 0 ? cursorOf(items.at(-1)!) : null;
-      },
-    },
-    limit: page.limit,
-    count: page.count,
-  };
+/** One edge; its cursor (an HMAC) is made only when a document selects it. */
+class KeysetEdge<T> {
+  constructor(
+    readonly node: T,
+    private readonly page: Page<T>,
+  ) {}
+
+  get cursor(): string {
+    return this.page.cursorOf(this.node);
+  }
 }
+
+/** PageInfo over a page; start and end cursors are made only when selected. */
+class KeysetPageInfo<T> {
+  readonly hasNextPage: boolean;
+  readonly hasPreviousPage: boolean;
+
+  constructor(private readonly page: Page<T>) {
+    this.hasNextPage = page.hasNextPage;
+    this.hasPreviousPage = page.hasPreviousPage;
+  }
+
+  get startCursor(): string | null {
+    const { items } = this.page;
+    return items.length > 0 ? this.page.cursorOf(items[0]!) : null;
+  }
+
+  get endCursor(): string | null {
+    const { items } = this.page;
+    return items.length > 0 ? this.page.cursorOf(items[items.length - 1]!) : null;
+  }
+}
+
+/**
+ * A page as the connection types read it. The plugin's `nodes` reads `edges` too, so the edges are
+ * made once, on first read; getters sit on prototypes, since object literals with accessors are
+ * slow to build and a page has up to 200 edges.
+ */
+class KeysetPageConnection<T> implements KeysetConnection<T> {
+  readonly pageInfo: KeysetPageInfo<T>;
+  readonly limit: number;
+  readonly count: Page<T>['count'];
+  private made?: KeysetEdge<T>[];
+
+  constructor(private readonly page: Page<T>) {
+    this.pageInfo = new KeysetPageInfo(page);
+    this.limit = page.limit;
+    this.count = page.count;
+  }
+
+  get edges(): KeysetEdge<T>[] {
+    if (!this.made) {
+      const { items } = this.page;
+      const edges = new Array<KeysetEdge<T>>(items.length);
+      for (let i = 0; i < items.length; i++) edges[i] = new KeysetEdge(items[i]!, this.page);
+      this.made = edges;
+    }
+    return this.made;
+  }
+}
+
+export const connectionFrom = <T>(page: Page<T>): KeysetConnection<T> => new KeysetPageConnection(page);
 
 /** A list field's resolver result: its service's page as a connection. */
 export const toConnection = async <T>(page: Promise<Page<T>>): Promise<KeysetConnection<T>> => connectionFrom(await page);
