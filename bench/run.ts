@@ -12,7 +12,8 @@
  * turns taskset off), BENCH_LOG_LEVEL (service log level, warn), BENCH_NODE (the node binary the
  * service and the floor run under, e.g. "$(scripts/node-lts.sh 24)/node"; the harness's own by
  * default), BENCH_NODE_ARGS (extra node flags for the service, e.g. --cpu-prof), BENCH_PEERS (0 leaves
- * graphql_peers, the peer GraphQL servers of bench/peers/, out of a full run).
+ * graphql_peers, the peer GraphQL servers of bench/peers/, out of a full run), BENCH_SCALE (a larger
+ * PostgreSQL dataset for the scale curve, e.g. 10000000: bench/scale.ts).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -41,6 +42,7 @@ import {
 } from './procs.js';
 import { okRps, PEERS_HEADING, PEERS_METHOD, peersTable, peersTargets, skippedPeers, type PeerRow } from './peers-report.js';
 import { dropSupersededRunLines } from './run-lines.js';
+import { SCALE_HEADING, SCALE_SCENARIOS, scaleMethod, scaleTable, scaleTargets } from './scale.js';
 import { fanoutScenarios, peersScenarios, pendingScenarios, scenarios, sustainedScenarios } from './scenarios/index.js';
 import type { ComputeResult, Dataset, FanoutScenario, HttpRequest, PeersScenario, Scenario, ScenarioContext, StorageKind, SustainedScenario } from './types.js';
 
@@ -546,7 +548,7 @@ function mergeTable(lines: string[], headerStart: string, rows: string[]): boole
 
 function mergeInto(
   existing: string,
-  update: { runLine: string; rows: string[]; fanoutRows: string[]; sustainedRows: string[]; peerRows: string[]; targets: string[]; nowRunnable: string[] },
+  update: { runLine: string; rows: string[]; fanoutRows: string[]; sustainedRows: string[]; peerRows: string[]; scale: string[]; targets: string[]; nowRunnable: string[] },
 ): string {
   const lines = existing.split('\n');
   const insertBefore = (heading: string, block: string[]) => {
@@ -575,6 +577,16 @@ function mergeInto(
   }
   if (update.sustainedRows.length > 0 && !mergeTable(lines, '| Scenario | DB | Subscribers | Events', update.sustainedRows.slice(2))) {
     insertBefore('## Targets', [SUSTAINED_HEADING, '', SUSTAINED_METHOD, '', ...update.sustainedRows, '']);
+  }
+  // The scale section is one comparison: a new one replaces it whole.
+  if (update.scale.length > 0) {
+    const at = lines.findIndex((l) => l === SCALE_HEADING);
+    if (at >= 0) {
+      let end = at + 1;
+      while (end < lines.length && !lines[end]!.startsWith('## ')) end++;
+      lines.splice(at, end - at);
+    }
+    insertBefore('## Targets', update.scale);
   }
   // Targets: replace lines with the same key, append the new ones after the section's last item.
   const targetsAt = lines.findIndex((l) => l.startsWith('## Targets'));
@@ -740,6 +752,28 @@ async function main() {
       await floor?.stop();
     }
   }
+  // The scale curve: the same scenarios again on a larger PostgreSQL dataset (BENCH_SCALE messages).
+  const scaleRows: Row[] = [];
+  const scaleAt = Number(env.BENCH_SCALE ?? 0);
+  const scaled = selected.filter((s) => (SCALE_SCENARIOS as readonly string[]).includes(s.name));
+  if (scaleAt > 0 && kinds.includes('postgres') && scaled.length > 0) {
+    const dataset = await ensureDataset({ kind: 'postgres', messages: scaleAt, adminUrl: settings.pgUrl });
+    datasets.push(dataset);
+    const service = await startService(dataset, pin);
+    let floor: Running | undefined;
+    try {
+      floor = await startFloor(dataset, pin);
+      const ctx: ScenarioContext = { dataset, token: await issueToken(service, dataset), schedulingToken: await issueToken(service, dataset.scheduling!) };
+      if (settings.warmup > 0) await tour(scaled, ctx, service, floor, pin);
+      for (const scenario of scaled) scaleRows.push(await runScenario(scenario, ctx, service, floor, pin));
+    } finally {
+      await service.stop();
+      await floor?.stop();
+    }
+  }
+  const scaleSmall = rows.filter((r) => r.db === 'postgres');
+  const scaleSection = scaleRows.length > 0 ? [SCALE_HEADING, '', scaleMethod(settings.messages, scaleAt), '', scaleTable(scaleSmall, scaleRows), ''] : [];
+
   for (const r of rows) {
     if (!r.service) continue;
     const scenario = selected.find((s) => s.name === r.scenario);
@@ -788,11 +822,13 @@ async function main() {
     ...(peerRows.length > 0 ? [PEERS_HEADING, '', PEERS_METHOD, '', peersTable(peerRows), ''] : []),
     ...(fanoutRows.length > 0 ? [FANOUT_HEADING, '', FANOUT_METHOD, '', fanoutTable(fanoutRows), ''] : []),
     ...(sustainedRows.length > 0 ? [SUSTAINED_HEADING, '', SUSTAINED_METHOD, '', sustainedTable(sustainedRows), ''] : []),
+    ...scaleSection,
     '## Targets',
     '',
     ...targets(rows),
     ...peersTargets(peerRows),
     ...fanoutTargets(fanoutRows),
+    ...scaleTargets(scaleSmall, scaleRows),
     '',
     ...(pendingScenarios.length > 0
       ? [
@@ -816,13 +852,14 @@ async function main() {
         fanoutRows: fanoutRows.length > 0 ? fanoutTable(fanoutRows).split('\n') : [],
         sustainedRows: sustainedRows.length > 0 ? sustainedTable(sustainedRows).split('\n') : [],
         peerRows: peerRows.length > 0 ? peersTable(peerRows).split('\n') : [],
-        targets: [...targets(rows), ...peersTargets(peerRows), ...fanoutTargets(fanoutRows)],
+        scale: scaleSection,
+        targets: [...targets(rows), ...peersTargets(peerRows), ...fanoutTargets(fanoutRows), ...scaleTargets(scaleSmall, scaleRows)],
         nowRunnable: [...scenarios, ...fanoutScenarios, ...sustainedScenarios, ...peersScenarios].map((x) => x.name),
       })
     : markdown;
   process.stdout.write(`${written}\n`);
   writeFileSync(settings.out, written);
-  writeFileSync(path.join(DATA, 'last-run.json'), `${JSON.stringify({ settings, info, rows, peerRows, fanoutRows, sustainedRows }, null, 2)}\n`);
+  writeFileSync(path.join(DATA, 'last-run.json'), `${JSON.stringify({ settings, info, rows, peerRows, fanoutRows, sustainedRows, scaleRows }, null, 2)}\n`);
   log(`wrote ${path.relative(ROOT, settings.out)}`);
 }
 

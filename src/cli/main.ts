@@ -46,7 +46,7 @@ const usage = `usage: npm run cli -- <command>
   booking-policy set --app ID --agent ID [the rules above] [--priority 0-4] [--weight 1-1000]
   booking-policy show --app ID
   import --app ID FILE|-
-  seed --app ID --messages N [--seed N]
+  seed --app ID --messages N [--seed N] [--rebuild-indexes]
   webhooks create --app ID --url URL --events e1,e2 [--description TEXT]
   webhooks rotate-secret --app ID --id SUBSCRIPTION [--overlap SECONDS]
   webhooks ping --app ID --id SUBSCRIPTION`;

@@ -118,3 +118,53 @@ describe('seed', () => {
     expect((await db.select({ n: count() }).from(campaigns).where(eq(campaigns.appId, other.appId)))[0]!.n).toBe(0);
   });
 });
+
+// COPY, and so the index rebuild, is PostgreSQL's path.
+describe.runIf(process.env.DATABASE_URL)('seed with the indexes rebuilt after the load', () => {
+  const indexes = async () =>
+    (
+      (await server.runtime.database.db.execute(
+        sql`select indexname, indexdef from pg_indexes where tablename = 'messages' and schemaname = current_schema() order by indexname`,
+      )) as unknown as { indexname: string; indexdef: string }[]
+    ).map((r) => `${r.indexname}: ${r.indexdef}`);
+
+  it('builds every secondary index again, as it was, and reports each build', async () => {
+    const before = await indexes();
+    const other = await server.tenant();
+    const steps: string[] = [];
+    await seedAnalytics({ db: server.runtime.database.db, copy: true, appId: other.appId, messages: 3_000, rebuildIndexes: true, step: (m) => steps.push(m) });
+    expect(await indexes()).toEqual(before);
+    expect(steps.length).toBeGreaterThan(5);
+    expect(steps.some((m) => m.includes('messages_search_grams_idx'))).toBe(true);
+    // The primary key backs a constraint: it is never dropped.
+    expect(steps.some((m) => m.includes('pkey'))).toBe(false);
+    const search = await request(`${server.url}/api/v1/analytics/${tenant.appId}/messages?search=44770&limit=5`, { token: tenant.accessToken });
+    expect(search.status).toBe(200);
+  });
+
+  it('a failed load leaves the indexes and the rows as they were', async () => {
+    const before = await indexes();
+    const other = await server.tenant();
+    await expect(
+      seedAnalytics({
+        db: server.runtime.database.db,
+        copy: true,
+        appId: other.appId,
+        messages: 12_000,
+        rebuildIndexes: true,
+        progress: (n) => {
+          if (n >= 10_000) throw new Error('stop');
+        },
+      }),
+    ).rejects.toThrow('stop');
+    expect(await indexes()).toEqual(before);
+    expect((await server.runtime.database.db.select({ n: count() }).from(messages).where(eq(messages.appId, other.appId)))[0]!.n).toBe(0);
+  });
+
+  it("'auto' leaves a table that has rows alone", async () => {
+    const other = await server.tenant();
+    const steps: string[] = [];
+    await seedAnalytics({ db: server.runtime.database.db, copy: true, appId: other.appId, messages: 100, step: (m) => steps.push(m) });
+    expect(steps).toEqual([]);
+  });
+});
