@@ -97,6 +97,7 @@ export async function startService(dataset: Dataset, pin: Pinning): Promise<Runn
     // The SSE scenarios hold up to 10,000 streams of one client on one app, past the default caps.
     STREAMS_PER_CLIENT: '12000',
     STREAMS_PER_APP: '12000',
+    MAX_CONNECTIONS: '12000',
     // One client drives every connection of a scenario: past the default in-flight cap (16) the
     // surplus would be answered 429 instead of measured.
     CLIENT_MAX_CONCURRENT: '1000',
