@@ -517,7 +517,7 @@ function fanoutTargets(rows: FanoutRow[]): string[] {
 const FANOUT_HEADING = '## SSE fan-out';
 const FANOUT_METHOD =
   'bench/sse.ts, in its own process pinned like the load generator: N graphql-sse subscriptions to `scheduledCallEvents(appId)` ' +
-  '(distinct-connections mode, one HTTP request each), all connected and each proven live by a readiness event, then per round ONE ' +
+  '(distinct-connections mode, one HTTP request each, read by a minimal node:http event-stream reader so the client\'s own CPU stays small), all connected and each proven live by a readiness event, then per round ONE ' +
   'PATCH rescheduling a call (with a per-round `reason`, which every event payload carries). Latency per subscriber = from sending ' +
   'the PATCH until that subscriber parsed its event (PATCH commit, NOTIFY, fan-out, SSE write and the client\'s parsing included); ' +
   '"all received" = the slowest subscriber of a round. Medians over the rounds; "missed" = events not received within 15 s, summed.';
