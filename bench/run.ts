@@ -42,7 +42,7 @@ import {
 } from './procs.js';
 import { okRps, PEERS_HEADING, PEERS_METHOD, peersTable, peersTargets, skippedPeers, type PeerRow } from './peers-report.js';
 import { dropSupersededRunLines } from './run-lines.js';
-import { SCALE_HEADING, SCALE_SCENARIOS, scaleMethod, scaleTable, scaleTargets } from './scale.js';
+import { SCALE_HEADING_START, SCALE_SCENARIOS, scaleHeading, scaleMethod, scaleTable, scaleTargets } from './scale.js';
 import { fanoutScenarios, peersScenarios, pendingScenarios, scenarios, sustainedScenarios } from './scenarios/index.js';
 import type { ComputeResult, Dataset, FanoutScenario, HttpRequest, PeersScenario, Scenario, ScenarioContext, StorageKind, SustainedScenario } from './types.js';
 
@@ -580,7 +580,7 @@ function mergeInto(
   }
   // The scale section is one comparison: a new one replaces it whole.
   if (update.scale.length > 0) {
-    const at = lines.findIndex((l) => l === SCALE_HEADING);
+    const at = lines.findIndex((l) => l.startsWith(SCALE_HEADING_START));
     if (at >= 0) {
       let end = at + 1;
       while (end < lines.length && !lines[end]!.startsWith('## ')) end++;
@@ -772,7 +772,7 @@ async function main() {
     }
   }
   const scaleSmall = rows.filter((r) => r.db === 'postgres');
-  const scaleSection = scaleRows.length > 0 ? [SCALE_HEADING, '', scaleMethod(settings.messages, scaleAt), '', scaleTable(scaleSmall, scaleRows), ''] : [];
+  const scaleSection = scaleRows.length > 0 ? [scaleHeading(settings.messages, scaleAt), '', scaleMethod(settings.messages, scaleAt), '', scaleTable(scaleSmall, scaleRows), ''] : [];
 
   for (const r of rows) {
     if (!r.service) continue;

@@ -28,7 +28,17 @@ export interface ScaleRow {
   service?: LoadResult;
 }
 
-export const SCALE_HEADING = '## Scale: the same scenarios at two sizes';
+/** How the section starts whatever its sizes: a new run's section replaces the old one. */
+export const SCALE_HEADING_START = '## Scale: ';
+
+/** 1,000,000 → 1M, 1,500,000 → 1.5M, 200,000 → 200k; other counts in full. */
+export function shortCount(n: number): string {
+  if (n >= 1_000_000 && n % 100_000 === 0) return `${n / 1_000_000}M`;
+  if (n >= 1_000 && n % 1_000 === 0) return `${n / 1_000}k`;
+  return n.toLocaleString('en');
+}
+
+export const scaleHeading = (small: number, large: number) => `${SCALE_HEADING_START}${shortCount(small)} against ${shortCount(large)} messages`;
 
 export const scaleMethod = (small: number, large: number) =>
   `PostgreSQL only; the rows at ${small.toLocaleString('en')} messages are the main table's, the rows at ${large.toLocaleString('en')} come from a second ` +

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { scaleTable, scaleTargets, slowdown, type ScaleRow } from '../../bench/scale.js';
+import { SCALE_HEADING_START, scaleHeading, scaleTable, scaleTargets, shortCount, slowdown, type ScaleRow } from '../../bench/scale.js';
 
 const row = (scenario: string, messages: number, rps: number, dbCpuUs = 200): ScaleRow => ({
   scenario,
@@ -30,5 +30,15 @@ describe('the scale comparison', () => {
     expect(table[0]).toContain('req/s at 10,000,000');
     expect(table.slice(2).map((l) => l.split(' | ')[0])).toEqual(['| messages_page', '| messages_search', '| metrics_summary']);
     expect(table[3]).toContain('3.00×');
+  });
+});
+
+describe('the scale heading', () => {
+  it('names both sizes briefly, and starts the same whatever they are', () => {
+    expect(scaleHeading(1_000_000, 10_000_000)).toBe('## Scale: 1M against 10M messages');
+    expect(scaleHeading(20_000, 200_000)).toBe('## Scale: 20k against 200k messages');
+    expect(shortCount(1_500_000)).toBe('1.5M');
+    expect(shortCount(12_345)).toBe('12,345');
+    expect(scaleHeading(20_000, 200_000).startsWith(SCALE_HEADING_START)).toBe(true);
   });
 });
