@@ -14,7 +14,7 @@ const toQuery = (query: SQL) => {
 };
 
 /** The 90 whole New York days before the day of seeding (DST ends inside the window for a November seed). */
-function days90(seededAt: string) {
+export function days90(seededAt: string) {
   const end = DateTime.fromISO(seededAt, { zone: ZONE }).startOf('day');
   const start = end.minus({ days: 90 });
   return { start: start.toUTC().toISO()!, end: end.toUTC().toISO()! };
@@ -48,7 +48,7 @@ export const dailyMetrics: Scenario = {
 };
 
 const DAY = 86_400_000;
-const last30 = (seededAt: string) => ({ start: new Date(Date.parse(seededAt) - 30 * DAY).toISOString(), end: seededAt });
+export const last30 = (seededAt: string) => ({ start: new Date(Date.parse(seededAt) - 30 * DAY).toISOString(), end: seededAt });
 
 export const summaryMetrics: Scenario = {
   name: 'metrics_summary',

@@ -1,9 +1,11 @@
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DAILY_PLANNER_SETTINGS, dailyMetricsSql } from '../../src/analytics/metrics.service.js';
+import { DAILY_PLANNER_SETTINGS, dailyMetricsSql, summaryMetricsSql } from '../../src/analytics/metrics.service.js';
 import { rowsOf } from '../../src/db/raw.js';
 import { request } from '../helpers/http.js';
+import type { Tenant } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
+import { importRecords, message } from './fixtures.js';
 
 const { server, tenant } = useServer({ tenant: { scopes: ['analytics:read'] } });
 
@@ -53,5 +55,53 @@ describe('the daily metrics read', () => {
     expect(days[0]).toMatchObject({ date: '2026-08-27', sent: 92 });
     expect(days.find((day) => day.date === '2026-11-01')!.sent).toBe(100);
     expect(days.find((day) => day.date === '2026-10-01')!.sent).toBe(96);
+  });
+});
+
+describe("the summary's contacts", () => {
+  let app: Tenant;
+  const at = (day: number, hour = 12) => new Date(Date.UTC(2026, 2, day, hour)).toISOString();
+  const phone = (group: string, i: number) => `44700${group}${String(i).padStart(5, '0')}`;
+  const outbound = (n: number, userPhone: string, createdAt: string) =>
+    message(n, { id: `c-${n}`, direction: 'outbound', status: 'sent', user_phone: userPhone, created_at: createdAt, sent_at: createdAt, failed_at: null, error_message: null });
+
+  beforeAll(async () => {
+    app = await server.tenant({ scopes: ['analytics:read'] });
+    let n = 0;
+    const records = [];
+    // 5 contacts active on 5, 15 and 25 March; 5 on 5 and 25 March only; 20 with five messages
+    // each on 14-16 March.
+    for (let i = 0; i < 5; i++) for (const day of [5, 15, 25]) records.push(outbound(n++, phone('1', i), at(day)));
+    for (let i = 0; i < 5; i++) for (const day of [5, 25]) records.push(outbound(n++, phone('2', i), at(day)));
+    for (let i = 0; i < 20; i++) for (let k = 0; k < 5; k++) records.push(outbound(n++, phone('3', i), at(14 + (k % 3), 3 + k)));
+    await importRecords(server, app.appId, records);
+  });
+
+  const summary = async (start: string, end: string) => {
+    const res = await request(`${server.url}/api/v1/analytics/${app.appId}/metrics/summary?startDate=${start}&endDate=${end}`, { token: app.accessToken });
+    expect(res.status).toBe(200);
+    return res.body.data as { sent: number; contacts: number };
+  };
+
+  it('is exact whichever way it is counted', async () => {
+    // No contact seen both before and after: the rollups and contact ranges answer alone.
+    expect(await summary(at(10), at(31))).toEqual(expect.objectContaining({ sent: 115, contacts: 30 }));
+    // 10 contacts span 10-20 March against 105 messages inside: each is probed.
+    expect(await summary(at(10), at(20))).toEqual(expect.objectContaining({ sent: 105, contacts: 25 }));
+    // The same 10 against the 5 messages of 15 March at noon: one distinct over those messages.
+    expect(await summary(at(15, 11), at(15, 13))).toEqual(expect.objectContaining({ sent: 5, contacts: 5 }));
+  });
+
+  it('counts the spanning contacts once, and only as far as the choice needs', async () => {
+    const { db } = server.runtime.database;
+    const plan = rowsOf<Record<string, string>>(
+      await db.execute(sql`explain (analyze, buffers off, costs off, timing off, summary off) ${summaryMetricsSql(app.appId, new Date(at(15, 11)), new Date(at(15, 13)))}`),
+    )
+      .map((row) => Object.values(row)[0])
+      .join('\n');
+    // One scan of the spanning contacts, stopped after 5 / 8 + 1 = 1 row of the 10.
+    expect(plan.match(/CTE seen/g)).toHaveLength(1);
+    // (PostgreSQL 18, PGlite's, prints row counts with two decimals.)
+    expect(plan).toMatch(/CTE seen\n\s+->  Aggregate \(actual rows=1(\.00)? loops=1\)\n\s+->  Limit \(actual rows=1(\.00)? loops=1\)/);
   });
 });
