@@ -443,9 +443,9 @@ export function useGraphQLStream(endpoint: string, mask: (error: unknown) => Gra
             // A stream cap reached: refused before the stream opens, as a 429 (not an error event).
             if (result.errors?.some((e) => mask(e).extensions?.code === 'rate_limit_exceeded')) return refuse(result.errors);
             return result;
-            });
-          },
-          onNext: (_ctx, _req, result) => withoutHttp(result as ExecutionResult),
+          });
+        },
+        onNext: (_ctx, _req, result) => withoutHttp(result as ExecutionResult),
       });
     },
     onRequest({ request, endResponse, serverContext }) {
