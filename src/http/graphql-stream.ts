@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
-import { getOperationAST, GraphQLError, type DocumentNode, type ExecutionResult } from 'graphql';
-import { createHandler, type RequestContext as SseRequestContext } from 'graphql-sse/lib/use/fetch';
+import { createSourceEventStream, execute, getOperationAST, GraphQLError, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import { createHandler, type Handler } from 'graphql-sse';
 import type { Plugin } from 'graphql-yoga';
 import { AppError, validationFailed } from '../errors/app-error.js';
 import { UUID_PATTERN } from '../graphql/builder.js';
@@ -20,6 +20,9 @@ const withoutHttp = (result: ExecutionResult): ExecutionResult =>
   result.errors?.some((e) => e.extensions && 'http' in e.extensions)
     ? ({ ...result, errors: result.errors.map((e) => clientError(e)) } as unknown as ExecutionResult)
     : result;
+
+const isAsyncIterable = (value: unknown): value is AsyncIterable<unknown> =>
+  typeof value === 'object' && value !== null && typeof (value as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function';
 
 /** Bytes handed to graphql-sse and not yet read by the socket writer, past which a stream waits. */
 const HIGH_WATER_BYTES = 64 * 1024;
@@ -41,6 +44,15 @@ const wakeFlow = (flow: Flow) => {
   flow.wake = undefined;
   wake?.();
 };
+
+/** A result's JSON length, measured once per result object: a shared one is handed to every stream that shares it. */
+const resultSizes = new WeakMap<object, number>();
+function resultSize(value: unknown): number {
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value).length;
+  let size = resultSizes.get(value);
+  if (size === undefined) resultSizes.set(value, (size = JSON.stringify(value).length));
+  return size;
+}
 
 /**
  * graphql-sse pulls a subscription's results as fast as they come and queues them (unbounded)
@@ -64,7 +76,7 @@ function paced<T>(source: AsyncIterable<T>, flow: Flow): AsyncGenerator<T> {
       flow.cursor = undefined;
       const result = await iterator.next();
       if (!result.done) {
-        flow.produced += JSON.stringify(result.value).length;
+        flow.produced += resultSize(result.value);
         flow.cursors.push(flow.cursor);
       }
       return result;
@@ -81,24 +93,154 @@ function paced<T>(source: AsyncIterable<T>, flow: Flow): AsyncGenerator<T> {
   return wrapper as unknown as AsyncGenerator<T>;
 }
 
-const encoder = new TextEncoder();
-const NEXT_FRAME = encoder.encode('event: next\n');
-const isNextFrame = (chunk: Uint8Array) => chunk.byteLength >= NEXT_FRAME.byteLength && NEXT_FRAME.every((byte, i) => chunk[i] === byte);
+/**
+ * Distinct executions (document, operation, variables) kept per event: past it a subscriber runs
+ * its own, so subscribers with one-off variables cannot grow an event's entry without bound.
+ */
+const SHARED_EXECUTIONS_PER_EVENT = 64;
+
+/** A shared execution's result, and whether it read nothing of its subscriber's context (so it is every sharer's). */
+interface SharedOutcome {
+  result: ExecutionResult | undefined;
+  shareable: boolean;
+}
 
 /**
- * The `id:` line of a `next` frame: graphql-sse writes only `event:` and `data:`, one message per
- * chunk and in the order its results were pulled, so each `next` frame takes the next cursor.
- * A result without one (the error that ends a stream) gets no line: EventSource keeps the last.
+ * Executions by event, then by document, operation and variables: held while the event is (in a
+ * stream's queue, being fanned out) and collected with it, so at most one fan-out's worth lives.
  */
-function withId(chunk: Uint8Array, flow: Flow): Uint8Array {
-  if (!isNextFrame(chunk)) return chunk;
-  const cursor = flow.cursors.shift();
-  if (cursor === undefined) return chunk;
-  const line = encoder.encode(`id: ${cursor}\n`);
-  const framed = new Uint8Array(line.byteLength + chunk.byteLength);
-  framed.set(line);
-  framed.set(chunk, line.byteLength);
-  return framed;
+const executionsByEvent = new WeakMap<object, Map<string, Promise<SharedOutcome>>>();
+
+/**
+ * What resolvers may read of the context and still be shared: the fields in the execution key
+ * (the root field's complexity check reads queryCost and ownDocument, the deadline wrapper
+ * deadline), and the runtime, one per process (events of two runtimes are never the same object).
+ */
+const KEYED_CONTEXT_KEYS = ['deadline', 'queryCost', 'ownDocument'] as const;
+const SHARED_CONTEXT_KEYS = new Set<PropertyKey>([...KEYED_CONTEXT_KEYS, 'runtime']);
+
+/** The context seen through a proxy that notes any use beyond SHARED_CONTEXT_KEYS. */
+function tracked(context: object): { proxy: object; touched: () => boolean } {
+  let touched = false;
+  const touch = () => (touched = true);
+  const proxy = new Proxy(context, {
+    get(target, key) {
+      if (!SHARED_CONTEXT_KEYS.has(key)) touch();
+      return Reflect.get(target, key, target);
+    },
+    set: (target, key, value) => (touch(), Reflect.set(target, key, value, target)),
+    has: (target, key) => (touch(), Reflect.has(target, key)),
+    deleteProperty: (target, key) => (touch(), Reflect.deleteProperty(target, key)),
+    defineProperty: (target, key, descriptor) => (touch(), Reflect.defineProperty(target, key, descriptor)),
+    ownKeys: (target) => (touch(), Reflect.ownKeys(target)),
+    getOwnPropertyDescriptor: (target, key) => (touch(), Reflect.getOwnPropertyDescriptor(target, key)),
+  });
+  return { proxy, touched: () => touched };
+}
+
+const documentIds = new WeakMap<DocumentNode, number>();
+let lastDocumentId = 0;
+
+/**
+ * What makes two subscribers' executions of one event the same: the document (yoga's parse cache
+ * hands out one node per text), operation, variables, and the context fields resolvers read.
+ */
+function executionKey(args: ExecutionArgs): string {
+  let id = documentIds.get(args.document);
+  if (id === undefined) documentIds.set(args.document, (id = ++lastDocumentId));
+  const context = args.contextValue as Record<string, unknown>;
+  const keyed = KEYED_CONTEXT_KEYS.map((key) => context[key]);
+  return `${id}\u0000${args.operationName ?? ''}\u0000${JSON.stringify(args.variableValues ?? {})}\u0000${JSON.stringify(keyed)}`;
+}
+
+/**
+ * One subscriber's result for a source event. The subscription document runs once per event and
+ * key for every stream that shares them: the event is the same object for every stream (one row
+ * per notification), the selection and arguments come from the key, and authorization happened
+ * at subscribe time. The first execution runs on its own subscriber's context seen through
+ * `tracked`; if any resolver used more of it than SHARED_CONTEXT_KEYS, its result stays that
+ * subscriber's and every other one executes its own. So does an event no other stream receives
+ * (a replayed row, the error that ends a lagging stream), at the cost of one map entry.
+ */
+function executeShared(event: unknown, key: string, args: ExecutionArgs): ExecutionResult | Promise<ExecutionResult> {
+  const own = () => execute({ ...args, rootValue: event });
+  if (typeof event !== 'object' || event === null) return own();
+  let executions = executionsByEvent.get(event);
+  const shared = executions?.get(key);
+  if (shared) return shared.then((outcome) => (outcome.shareable ? outcome.result! : own()));
+  if (!executions) executionsByEvent.set(event, (executions = new Map()));
+  if (executions.size >= SHARED_EXECUTIONS_PER_EVENT) return own();
+  const context = tracked(args.contextValue as object);
+  const running = Promise.resolve().then(() => execute({ ...args, rootValue: event, contextValue: context.proxy }));
+  executions.set(
+    key,
+    running.then(
+      (result) => ({ result, shareable: !context.touched() }),
+      () => ({ result: undefined, shareable: false }),
+    ),
+  );
+  return running;
+}
+
+/** An async generator over `source` mapped by `map`; return() and throw() reach the source at once. */
+function mapEvents<T, R>(source: AsyncIterable<T>, map: (value: T) => R | Promise<R>): AsyncGenerator<R> {
+  const iterator = source[Symbol.asyncIterator]();
+  const close = async (): Promise<IteratorResult<R>> => {
+    await iterator.return?.();
+    return { value: undefined, done: true };
+  };
+  const mapped = {
+    async next(): Promise<IteratorResult<R>> {
+      const result = await iterator.next();
+      if (result.done) return { value: undefined, done: true };
+      try {
+        return { value: await map(result.value), done: false };
+      } catch (error) {
+        await iterator.return?.().catch(() => undefined);
+        throw error;
+      }
+    },
+    return: close,
+    async throw(error: unknown): Promise<IteratorResult<R>> {
+      if (iterator.throw) {
+        const result = await iterator.throw(error);
+        return result.done ? { value: undefined, done: true } : { value: await map(result.value), done: false };
+      }
+      await close();
+      throw error;
+    },
+    [Symbol.asyncIterator]() {
+      return mapped;
+    },
+  };
+  return mapped as unknown as AsyncGenerator<R>;
+}
+
+/** graphql-js's subscribe (the source stream from the root field's `subscribe`), each event's result shared as executeShared allows. */
+async function subscribeShared(args: ExecutionArgs): Promise<AsyncGenerator<ExecutionResult> | ExecutionResult> {
+  const source = await createSourceEventStream(args);
+  if (!isAsyncIterable(source)) return source;
+  const key = executionKey(args);
+  return mapEvents(source, (event) => executeShared(event, key, args));
+}
+
+const NEXT_FRAME = 'event: next\n';
+
+/**
+ * A message of graphql-sse as bytes, with the `id:` line of a `next` frame: graphql-sse writes only
+ * `event:` and `data:`, one message per chunk and in the order its results were pulled, so each
+ * `next` frame takes the next cursor. A result without one (the error that ends a stream) gets no
+ * line: EventSource keeps the last. The flow counts the message as read by the socket writer.
+ */
+function frame(message: string, flow: Flow | undefined): Uint8Array {
+  const cursor = flow && message.startsWith(NEXT_FRAME) ? flow.cursors.shift() : undefined;
+  // Buffer.from: small strings are copied into Node's shared pool, not one allocation each.
+  const bytes = Buffer.from(cursor === undefined ? message : `id: ${cursor}\n${message}`);
+  if (flow) {
+    flow.consumed += cursor === undefined ? bytes.byteLength : bytes.byteLength - (cursor.length + 5);
+    wakeFlow(flow);
+  }
+  return bytes;
 }
 
 /** Longest Last-Event-ID read: a cursor is an event id (a UUID); anything longer is refused unread. */
@@ -155,38 +297,43 @@ export function streamCredentials(request: Request): { authorization: string | u
   return { authorization: `Bearer ${given[0]}`, request: stripped };
 }
 
-/** The response body, counting what the socket writer reads into the stream's flow, with each `next` frame's `id:` line. */
-function counted(body: ReadableStream<Uint8Array>, flow: Flow, Stream: typeof ReadableStream): ReadableStream<Uint8Array> {
-  const reader = body.getReader();
-  return new Stream<Uint8Array>(
+/**
+ * A stream's response body: graphql-sse's messages as framed bytes, pulled only when the socket
+ * writer reads (what graphql-sse/lib/use/fetch does, in one stream instead of a second one on top
+ * of its own). Cancelled (the writer stops) or aborted (the client left), the messages end.
+ */
+function eventStream(messages: AsyncGenerator<string, void, undefined>, request: Request, flow: Flow | undefined, Stream: typeof ReadableStream): ReadableStream<Uint8Array> {
+  let cancelled = false;
+  const stream = new Stream<Uint8Array>(
     {
       async pull(controller) {
-        const { done, value } = await reader.read();
+        const { done, value } = await messages.next();
         // Cancelled while reading: nothing more may be enqueued.
-        if (flow.closed && !value) return;
-        if (value) {
-          flow.consumed += value.byteLength;
-          wakeFlow(flow);
-          controller.enqueue(withId(value, flow));
-        }
+        if ((cancelled || flow?.closed) && value == null) return;
+        if (value != null) controller.enqueue(frame(value, flow));
         if (done) {
-          flow.closed = true;
-          wakeFlow(flow);
+          if (flow) {
+            flow.closed = true;
+            wakeFlow(flow);
+          }
           controller.close();
         }
       },
-      cancel(reason) {
-        flow.closed = true;
-        wakeFlow(flow);
-        return reader.cancel(reason);
+      async cancel(reason) {
+        cancelled = true;
+        if (flow) {
+          flow.closed = true;
+          wakeFlow(flow);
+        }
+        await messages.return(reason);
       },
     },
     { highWaterMark: 0 },
   );
+  if (request.signal.aborted) void messages.return(undefined);
+  else request.signal.addEventListener('abort', () => void (cancelled || messages.return(undefined)));
+  return stream;
 }
-
-const isAsyncIterable = (value: unknown): value is AsyncIterable<unknown> =>
-  typeof value === 'object' && value !== null && typeof (value as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function';
 
 /**
  * GraphQL over SSE (graphql-sse, distinct-connections mode) at `endpoint`, in the shape of
@@ -199,8 +346,19 @@ const isAsyncIterable = (value: unknown): value is AsyncIterable<unknown> =>
  */
 export function useGraphQLStream(endpoint: string, mask: (error: unknown) => GraphQLError): Plugin {
   const contexts = new WeakMap<Request, Record<string, unknown>>();
+  // The contexts of this endpoint's subscriptions, whose events subscribeShared executes.
+  const streamContexts = new WeakSet<object>();
+  /**
+   * Last in the plugin list, so its subscribe function is the one that runs: after the compiled
+   * execution's (graphql.ts), whose per-subscriber execution of every event it replaces here.
+   */
+  const sharedExecution: Plugin = {
+    onSubscribe({ args, setSubscribeFn }) {
+      if (streamContexts.has(args.contextValue as object)) setSubscribeFn(subscribeShared as unknown as Parameters<typeof setSubscribeFn>[0]);
+    },
+  };
   const flows = new WeakMap<Request, Flow>();
-  let handler: (request: Request, context?: SseRequestContext) => Promise<Response>;
+  let handler: Handler<Request>;
   // yoga's classes (graphql.ts): the host's Response, Node's ReadableStream.
   let fetchAPI: { Response: typeof Response; ReadableStream: typeof ReadableStream };
 
@@ -246,63 +404,60 @@ export function useGraphQLStream(endpoint: string, mask: (error: unknown) => Gra
   };
 
   return {
+    onPluginInit({ plugins }) {
+      plugins.push(sharedExecution);
+    },
     onYogaInit({ yoga }) {
       fetchAPI = yoga.fetchAPI as unknown as typeof fetchAPI;
-      handler = createHandler(
-        {
-          onSubscribe(req, params) {
-            const enveloped = yoga.getEnveloped({ ...contexts.get(req.raw), request: req.raw, params });
-            let document: DocumentNode;
-            try {
-              document = enveloped.parse(params.query);
-            } catch (error) {
-              return refuse([error]);
+      handler = createHandler<Request>({
+        onSubscribe(req, params) {
+          const enveloped = yoga.getEnveloped({ ...contexts.get(req.raw), request: req.raw, params });
+          let document: DocumentNode;
+          try {
+            document = enveloped.parse(params.query);
+          } catch (error) {
+            return refuse([error]);
+          }
+          let errors: readonly GraphQLError[];
+          try {
+            errors = enveloped.validate(enveloped.schema, document);
+          } catch (error) {
+            // graphql-armor's depth rule throws from validation instead of reporting.
+            return refuse([error]);
+          }
+          if (errors.length > 0) return refuse(errors);
+          return Promise.resolve(enveloped.contextFactory()).then(async (contextValue) => {
+            const args = { schema: enveloped.schema, document, contextValue, variableValues: params.variables, operationName: params.operationName };
+            const operation = getOperationAST(document, params.operationName);
+            if (operation?.operation !== 'subscription') return bounded(contextValue as unknown as RequestContext, () => enveloped.execute(args));
+            const resumeAfter = lastEventId(req.raw);
+            if (resumeAfter instanceof AppError) return refuse([resumeAfter]);
+            const flow: Flow = { produced: 0, consumed: 0, closed: false, cursor: undefined, cursors: [] };
+            (contextValue as unknown as RequestContext).stream = { resumeAfter, onEvent: (cursor) => (flow.cursor = cursor) };
+            streamContexts.add(contextValue as object);
+            const result = (await enveloped.subscribe(args)) as ExecutionResult | AsyncIterable<ExecutionResult>;
+            if (isAsyncIterable(result)) {
+              flows.set(req.raw, flow);
+              return paced(result, flow);
             }
-            let errors: readonly GraphQLError[];
-            try {
-              errors = enveloped.validate(enveloped.schema, document);
-            } catch (error) {
-              // graphql-armor's depth rule throws from validation instead of reporting.
-              return refuse([error]);
-            }
-            if (errors.length > 0) return refuse(errors);
-            return Promise.resolve(enveloped.contextFactory()).then(async (contextValue) => {
-              const args = { schema: enveloped.schema, document, contextValue, variableValues: params.variables, operationName: params.operationName };
-              const operation = getOperationAST(document, params.operationName);
-              if (operation?.operation !== 'subscription') return bounded(contextValue as unknown as RequestContext, () => enveloped.execute(args));
-              const resumeAfter = lastEventId(req.raw);
-              if (resumeAfter instanceof AppError) return refuse([resumeAfter]);
-              const flow: Flow = { produced: 0, consumed: 0, closed: false, cursor: undefined, cursors: [] };
-              (contextValue as unknown as RequestContext).stream = { resumeAfter, onEvent: (cursor) => (flow.cursor = cursor) };
-              const result = (await enveloped.subscribe(args)) as ExecutionResult | AsyncIterable<ExecutionResult>;
-              if (isAsyncIterable(result)) {
-                flows.set(req.raw, flow);
-                return paced(result, flow);
-              }
-              // A stream cap reached: refused before the stream opens, as a 429 (not an error event).
-              if (result.errors?.some((e) => mask(e).extensions?.code === 'rate_limit_exceeded')) return refuse(result.errors);
-              return result;
-            });
-          },
-          onNext: (_ctx, _req, result) => withoutHttp(result as ExecutionResult),
+            // A stream cap reached: refused before the stream opens, as a 429 (not an error event).
+            if (result.errors?.some((e) => mask(e).extensions?.code === 'rate_limit_exceeded')) return refuse(result.errors);
+            return result;
+          });
         },
-        yoga.fetchAPI,
-      ) as typeof handler;
+        onNext: (_ctx, _req, result) => withoutHttp(result as ExecutionResult),
+      });
     },
     onRequest({ request, endResponse, serverContext }) {
       if (request.url.split('?', 1)[0]!.endsWith(endpoint)) {
         contexts.set(request, serverContext as Record<string, unknown>);
-        return handler(request)
+        return handler({ method: request.method, url: request.url, headers: request.headers, body: () => request.text(), raw: request, context: undefined })
+          .then(([body, init]) =>
+            !body || typeof body === 'string'
+              ? new fetchAPI.Response(body, init)
+              : new fetchAPI.Response(eventStream(body, request, flows.get(request), fetchAPI.ReadableStream), init),
+          )
           .then(withCodes)
-          .then((response) => {
-            const flow = flows.get(request);
-            if (!flow || !response.body) return response;
-            return new fetchAPI.Response(counted(response.body, flow, fetchAPI.ReadableStream), {
-              status: response.status,
-              statusText: response.statusText,
-              headers: response.headers,
-            });
-          })
           .then(endResponse);
       }
     },
