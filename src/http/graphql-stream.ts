@@ -6,6 +6,7 @@ import { AppError, validationFailed } from '../errors/app-error.js';
 import { UUID_PATTERN } from '../graphql/builder.js';
 import type { RequestContext } from '../runtime.js';
 import { clientConcurrency } from './client-concurrency.js';
+import { mapEvents } from '../graphql/map-events.js';
 
 /** The code of an error graphql-sse answers by itself (bad JSON, no query, a wrong method), by status. */
 const codeByStatus: Record<number, string> = { 404: 'not_found', 405: 'method_not_allowed', 406: 'invalid_request', 415: 'unsupported_media_type' };
@@ -182,39 +183,6 @@ function executeShared(event: unknown, key: string, args: ExecutionArgs): Execut
   return running;
 }
 
-/** An async generator over `source` mapped by `map`; return() and throw() reach the source at once. */
-function mapEvents<T, R>(source: AsyncIterable<T>, map: (value: T) => R | Promise<R>): AsyncGenerator<R> {
-  const iterator = source[Symbol.asyncIterator]();
-  const close = async (): Promise<IteratorResult<R>> => {
-    await iterator.return?.();
-    return { value: undefined, done: true };
-  };
-  const mapped = {
-    async next(): Promise<IteratorResult<R>> {
-      const result = await iterator.next();
-      if (result.done) return { value: undefined, done: true };
-      try {
-        return { value: await map(result.value), done: false };
-      } catch (error) {
-        await iterator.return?.().catch(() => undefined);
-        throw error;
-      }
-    },
-    return: close,
-    async throw(error: unknown): Promise<IteratorResult<R>> {
-      if (iterator.throw) {
-        const result = await iterator.throw(error);
-        return result.done ? { value: undefined, done: true } : { value: await map(result.value), done: false };
-      }
-      await close();
-      throw error;
-    },
-    [Symbol.asyncIterator]() {
-      return mapped;
-    },
-  };
-  return mapped as unknown as AsyncGenerator<R>;
-}
 
 /** graphql-js's subscribe (the source stream from the root field's `subscribe`), each event's result shared as executeShared allows. */
 async function subscribeShared(args: ExecutionArgs): Promise<AsyncGenerator<ExecutionResult> | ExecutionResult> {
