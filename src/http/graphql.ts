@@ -117,8 +117,9 @@ export function useCompiledExecution(): Plugin {
       setExecuteFn(((execArgs: ExecutionArgs) =>
         execArgs.document === args.document ? query.query(execArgs.rootValue, execArgs.contextValue, execArgs.variableValues) : executeFn(execArgs)) as typeof executeFn);
     },
-    // Subscriptions too: every event of every subscriber is one execution of the same document
-    // (1,000 subscribers, 1,000 executions per event), so the compiled query runs it.
+    // Subscriptions over /graphql (Accept: text/event-stream) too: each event of each subscriber is
+    // one execution there. On /graphql/stream useGraphQLStream replaces this with one shared
+    // execution per event and document.
     onSubscribe({ args, subscribeFn, setSubscribeFn }) {
       const query = compiledFor(args);
       if (!query) return;
