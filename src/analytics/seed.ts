@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { eq, sql } from 'drizzle-orm';
+import { eq, sql, type SQL } from 'drizzle-orm';
 import type postgres from 'postgres';
 import type { Db } from '../db/client.js';
 import { systemClock } from '../time/clock.js';
@@ -29,11 +29,6 @@ const CHANNELS = ['whatsapp', 'whatsapp', 'whatsapp', 'sms', 'instagram'];
 const COST = { whatsapp: 0.0147, sms: 0.0395, instagram: 0 } as Record<string, number>;
 const DAY = 86_400_000;
 const BATCH = 5_000;
-/**
- * Rows a COPY statement takes: the rollup triggers fire once per statement over its transition
- * table, so each COPY is one grouped upsert; bounded so that table stays a few MB.
- */
-const COPY_ROWS = 100_000;
 
 export interface SeedOptions {
   db: Db;
@@ -54,7 +49,7 @@ export interface SeedOptions {
    * 'auto' (the default) does it only when the table is empty, so nobody's reads wait.
    */
   rebuildIndexes?: boolean | 'auto';
-  /** Steps other than writing messages (index builds), as they start. */
+  /** Steps other than writing messages (the rollups, index builds), as they start. */
   step?: (message: string) => void;
 }
 
@@ -92,13 +87,17 @@ export async function seedAnalytics(options: SeedOptions) {
       done += rows.length;
       options.progress?.(done);
     }
+    // The triggers run when the statement ends: at millions of messages a pause worth naming.
+    options.step?.('updating the rollups');
   }
   // Messages, campaigns and templates in one transaction: an interrupted seed leaves nothing.
+  // Every message goes into `messages` in ONE statement, so the rollup triggers fire once and
+  // write each rollup row once. A statement per batch rewrote every touched rollup row per batch
+  // (no autovacuum inside a transaction): at 10M messages each of the ~8,600 buckets had over a
+  // hundred dead versions, and the daily read scanned them all.
   const write = async (db: Db, copy?: (rows: Iterable<MessageInsert[]>) => Promise<void>) => {
-    while (done < options.messages) {
-      if (copy) await copy(batches(COPY_ROWS));
-      else for (const rows of batches(BATCH)) await insertJson(db, rows);
-    }
+    if (copy) await copy(batches(options.messages));
+    else await insertStaged(db, batches(options.messages));
     for (const c of campaignRows) {
       const phones = sentPerCampaign.get(c.id);
       c.totalContacts = Math.round((phones?.size ?? 0) * 1.1);
@@ -227,7 +226,7 @@ async function withoutSecondaryIndexes<T>(tx: postgres.TransactionSql, load: () 
   return result;
 }
 
-/** One COPY statement of the given batches, streamed with backpressure; it fires the rollup triggers once. */
+/** One COPY statement of all the batches, streamed with backpressure; it fires the rollup triggers once. */
 async function copyMessages(tx: postgres.TransactionSql, rows: Iterable<MessageInsert[]>) {
   const stream = await tx.unsafe(`copy messages (${COPY_COLUMNS.join(', ')}) from stdin`).writable();
   await pipeline(
@@ -239,10 +238,21 @@ async function copyMessages(tx: postgres.TransactionSql, rows: Iterable<MessageI
 }
 
 /**
+ * Without COPY (PGlite): the batches go into a temporary table with neither triggers nor indexes,
+ * then into `messages` with one INSERT, which fires the rollup triggers once.
+ */
+async function insertStaged(db: Db, batches: Iterable<MessageInsert[]>) {
+  await db.execute(sql`create temporary table seed_messages (like messages) on commit drop`);
+  for (const rows of batches) await insertJson(db, sql`seed_messages`, rows);
+  await db.execute(sql`insert into ${messages} select * from seed_messages`);
+  await db.execute(sql`drop table seed_messages`);
+}
+
+/**
  * One JSON parameter per batch instead of ~20 bind parameters a row: binding dominated the time
  * of a multi-row INSERT.
  */
-async function insertJson(db: Db, rows: MessageInsert[]) {
+async function insertJson(db: Db, table: SQL, rows: MessageInsert[]) {
   const json = JSON.stringify(
     rows.map((r) => ({
       app_id: r.appId,
@@ -268,7 +278,7 @@ async function insertJson(db: Db, rows: MessageInsert[]) {
       created_at: r.createdAt,
     })),
   );
-  await db.execute(sql`insert into ${messages} select * from json_populate_recordset(null::messages, ${json}::json)`);
+  await db.execute(sql`insert into ${table} select * from json_populate_recordset(null::messages, ${json}::json)`);
 }
 
 function templateRows(appId: string, now: Date) {
