@@ -648,13 +648,23 @@ function table(rows: Row[]): string {
   return lines.join('\n');
 }
 
+/** Lists the service answers page by page over REST; on PostgreSQL at 1M messages their bar is raised. */
+const REST_LISTS = new Set(['messages_page', 'messages_filtered', 'messages_search', 'messages_deep_cursor', 'campaigns_search']);
+
+/** The least ratio to the floor a row must reach: raised on PostgreSQL at 1M messages and more, where the floor is fastest. */
+function ratioGoal(r: Row): number {
+  const raised = r.db === 'postgres' && r.messages >= 1_000_000;
+  if (r.scenario.startsWith('graphql_')) return raised ? 0.8 : 0.6;
+  return raised && REST_LISTS.has(r.scenario) ? 0.85 : 0.7;
+}
+
 function targets(rows: Row[]): string[] {
   const out: string[] = [];
   const met = (ok: boolean) => (ok ? 'met' : '**not met**');
   for (const r of rows) {
     if (!r.service || r.ratio === undefined) continue;
     const ratio = r.ratio;
-    const goal = r.scenario.startsWith('graphql_') ? 0.6 : 0.7;
+    const goal = ratioGoal(r);
     out.push(`- ${r.scenario} on ${r.db}: ${ratio.toFixed(2)} of the floor (target ≥ ${goal}): ${met(ratio >= goal)}`);
   }
   for (const r of rows.filter((x) => (x.scenario === 'messages_page' || x.scenario === 'messages_page_paced') && x.service)) {
