@@ -21,7 +21,8 @@ async function connect(): Promise<{ run: Run; close: () => Promise<void> }> {
     const sql = postgres(url, {
       max: Number(process.env.FLOOR_POOL_MAX ?? 10),
       prepare: true,
-      connection: { plan_cache_mode: 'force_custom_plan' },
+      // The service's session settings (src/db/client.ts).
+      connection: { plan_cache_mode: 'force_custom_plan', jit: 'off' },
     });
     const one = (runner: postgres.Sql | postgres.TransactionSql, text: string, params: unknown[]) =>
       runner.unsafe(text, params as never[], { prepare: true }) as unknown as Promise<Record<string, unknown>[]>;

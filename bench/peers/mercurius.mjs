@@ -12,7 +12,7 @@ import postgres from 'postgres';
 
 const url = process.env.PEER_DATABASE_URL;
 if (!url) throw new Error('PEER_DATABASE_URL is required');
-const sql = postgres(url, { max: Number(process.env.PEER_POOL_MAX ?? 10), prepare: true, connection: { plan_cache_mode: 'force_custom_plan' } });
+const sql = postgres(url, { max: Number(process.env.PEER_POOL_MAX ?? 10), prepare: true, connection: { plan_cache_mode: 'force_custom_plan', jit: 'off' } });
 
 // The floor's text for the page (bench/scenarios/common.ts: MESSAGE_COLUMNS, MESSAGE_ORDER).
 const PAGE_SQL =

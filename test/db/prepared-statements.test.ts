@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/client.js';
 import { createLogger } from '../../src/log.js';
+import { rowsOf } from '../../src/db/raw.js';
 import { createFreshDatabase } from '../helpers/server.js';
 
 // src/db/prepared-statements.ts: drizzle's parameterized queries become named statements (one
@@ -39,6 +40,13 @@ describe.runIf(process.env.DATABASE_URL)('prepared statements on PostgreSQL', ()
     expect(statements).toContain('select $1::text as s');
     const [mode] = await database.pg!.unsafe<{ plan_cache_mode: string }[]>('show plan_cache_mode');
     expect(mode!.plan_cache_mode).toBe('force_custom_plan');
+  });
+
+  it('runs its sessions without JIT, which cost more to compile than the reads it would speed up', async () => {
+    const database = await open(true);
+    const [pool] = await database.pg!.unsafe<{ jit: string }[]>('show jit');
+    const [lookup] = rowsOf<{ jit: string }>(await database.authDb.execute(sql`show jit`));
+    expect([pool!.jit, lookup!.jit]).toEqual(['off', 'off']);
   });
 
   it('passes other call forms through: unsafe(text, options), unsafe(text)', async () => {
