@@ -92,9 +92,8 @@ export async function seedAnalytics(options: SeedOptions) {
   }
   // Messages, campaigns and templates in one transaction: an interrupted seed leaves nothing.
   // Every message goes into `messages` in ONE statement, so the rollup triggers fire once and
-  // write each rollup row once. A statement per batch rewrote every touched rollup row per batch
-  // (no autovacuum inside a transaction): at 10M messages each of the ~8,600 buckets had over a
-  // hundred dead versions, and the daily read scanned them all.
+  // write each rollup row once: a statement per batch rewrote every touched rollup row per batch,
+  // and inside one transaction nothing reclaims those versions, which metric reads then scan.
   const write = async (db: Db, copy?: (rows: Iterable<MessageInsert[]>) => Promise<void>) => {
     if (copy) await copy(batches(options.messages));
     else await insertStaged(db, batches(options.messages));
@@ -242,7 +241,7 @@ async function copyMessages(tx: postgres.TransactionSql, rows: Iterable<MessageI
  * then into `messages` with one INSERT, which fires the rollup triggers once.
  */
 async function insertStaged(db: Db, batches: Iterable<MessageInsert[]>) {
-  await db.execute(sql`create temporary table seed_messages (like messages) on commit drop`);
+  await db.execute(sql`create temporary table seed_messages (like messages)`);
   for (const rows of batches) await insertJson(db, sql`seed_messages`, rows);
   await db.execute(sql`insert into ${messages} select * from seed_messages`);
   await db.execute(sql`drop table seed_messages`);

@@ -103,10 +103,10 @@ function openPostgres(url: string, config: StorageConfig, logger: Logger): Datab
       onnotice: (notice) => logger.debug({ notice: notice.message }, 'postgres notice'),
       connect_timeout: 10,
       backoff: reconnectBackoff,
-      // How prepared statements are planned (see prepared-statements.ts), and no JIT: a plan whose
-      // estimate crosses jit_above_cost (the summary's, counting a branch it never runs, at 10M
-      // messages) spent ~37 ms compiling for a 1.3 ms read. Only with prepared statements: poolers
-      // (DB_PREPARE=0) refuse unknown startup parameters (docs/operations.md: set jit per role).
+      // How prepared statements are planned (see prepared-statements.ts), and no JIT: the reads
+      // are short, and a plan whose estimate counts a branch it never runs would be compiled for
+      // far longer than it runs. Only with prepared statements: poolers (DB_PREPARE=0) refuse
+      // unknown startup parameters (docs/operations.md: set jit per role).
       ...(config.DB_PREPARE ? { connection: { plan_cache_mode: planCacheMode, jit: 'off' } } : {}),
     });
     if (config.DB_PREPARE) preferPreparedStatements(sql);
