@@ -77,12 +77,11 @@ export async function seedAnalytics(options: SeedOptions) {
   const contacts = Array.from({ length: Math.max(50, Math.ceil(options.messages / 8)) }, () => `44${rng.int(7000000000, 7999999999)}`);
   const sentPerCampaign = new Map<string, Set<string>>();
   let done = 0;
-  /** The messages in batches of BATCH rows, progress reported as each batch is handed on. */
-  function* batches(limit: number): Generator<MessageInsert[]> {
-    const end = Math.min(options.messages, done + limit);
-    while (done < end) {
+  /** Every message in batches of BATCH rows, progress reported as each batch is handed on. */
+  function* batches(): Generator<MessageInsert[]> {
+    while (done < options.messages) {
       const rows: MessageInsert[] = [];
-      for (let i = 0; i < BATCH && done + i < end; i++) rows.push(messageRow(done + i));
+      for (let i = 0; i < BATCH && done + i < options.messages; i++) rows.push(messageRow(done + i));
       yield rows;
       done += rows.length;
       options.progress?.(done);
@@ -95,8 +94,8 @@ export async function seedAnalytics(options: SeedOptions) {
   // write each rollup row once: a statement per batch rewrote every touched rollup row per batch,
   // and inside one transaction nothing reclaims those versions, which metric reads then scan.
   const write = async (db: Db, copy?: (rows: Iterable<MessageInsert[]>) => Promise<void>) => {
-    if (copy) await copy(batches(options.messages));
-    else await insertStaged(db, batches(options.messages));
+    if (copy) await copy(batches());
+    else await insertStaged(db, batches());
     for (const c of campaignRows) {
       const phones = sentPerCampaign.get(c.id);
       c.totalContacts = Math.round((phones?.size ?? 0) * 1.1);
