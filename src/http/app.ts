@@ -215,7 +215,7 @@ function mountHealth(app: Hono<HttpEnv>, runtime: Runtime, extra: Record<string,
 
 export function createMainApp(runtime: Runtime, schema: GraphQLSchema, routes: readonly RestRoute[]): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>();
-  const yoga = createGraphQLServer(runtime, schema, routes.map((r) => r.document));
+  const { yoga, answerKnown } = createGraphQLServer(runtime, schema, routes.map((r) => r.document));
   app.use('*', requestScope(runtime));
   app.use('*', httpMetrics('main'));
   app.onError(errorHandler(runtime));
@@ -247,7 +247,10 @@ export function createMainApp(runtime: Runtime, schema: GraphQLSchema, routes: r
   // JSON of its query parameters.
   const graphqlAuth = requireAuth(runtime, graphqlShape, 'graphql');
   const execute = async (c: import('hono').Context<HttpEnv>) => {
-    const response = await graphqlWithKey(c, schema, async (request) => yoga.fetch(request, c.get('requestContext')), (error) => graphqlShape(error, c));
+    const viaYoga = async (request: Request) => yoga.fetch(request, c.get('requestContext'));
+    // An event stream (the stream path, or Accept asking for one first) is yoga's to answer.
+    const run = (request: Request) => (request === c.req.raw && !isStream(c) ? answerKnown(c, viaYoga) : viaYoga(request));
+    const response = await graphqlWithKey(c, schema, run, (error) => graphqlShape(error, c));
     // yoga answers a POST body it has no parser for (text/plain, say) with a bare 415: give it the
     // envelope every other refusal has.
     if (response.status === 415) return graphqlShape(new AppError('unsupported_media_type', 'Send the operation as JSON: Content-Type: application/json'), c);

@@ -15,6 +15,7 @@ import { OperationLabels, useOperationMetrics } from '../observability/graphql-m
 import { graphiqlTabs } from './graphiql-examples.js';
 import { useGraphQLStream } from './graphql-stream.js';
 import { mapEvents } from '../graphql/map-events.js';
+import { knownDocumentAnswerer, type KnownDocumentAnswerer } from './graphql-known.js';
 
 /**
  * The request's context is yoga's server context itself. yoga's `context` option would copy it
@@ -50,6 +51,27 @@ const subscriptionErrorsAsResults: Plugin = {
  * stay, and a rate-limit refusal stays 429. The REST adapter maps the same errors to its statuses itself, from their AppError.
  */
 export function useGraphQLOverHttpStatuses(malformed: WeakSet<GraphQLError>): Plugin {
+  const statuses = graphqlOverHttpStatuses(malformed);
+  return {
+    // yoga checks every parameter's type but this one's: a name that is not a string is a
+    // malformed request, not an operation the document lacks.
+    onParams({ params }) {
+      const name: unknown = params?.operationName;
+      if (name != null && typeof name !== 'string') {
+        throw new GraphQLError(`Expected "operationName" param to be a string, but given ${Array.isArray(name) ? 'array' : typeof name}.`, {
+          extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
+        });
+      }
+    },
+    onResultProcess({ result, resultProcessor, setResult }) {
+      if (resultProcessor !== processRegularResult || isAsyncIterable(result) || Array.isArray(result)) return;
+      setResult(statuses(result));
+    },
+  };
+}
+
+/** The status rules of useGraphQLOverHttpStatuses for one JSON result: the result with its errors' statuses set. */
+export function graphqlOverHttpStatuses(malformed: WeakSet<GraphQLError>): (result: ExecutionResult) => ExecutionResult {
   const forHttp = (error: GraphQLError, executed: boolean): GraphQLError => {
     const http = error.extensions?.http as { status?: number; headers?: Record<string, string> } | undefined;
     if (!http || malformed.has(error)) return error;
@@ -65,22 +87,10 @@ export function useGraphQLOverHttpStatuses(malformed: WeakSet<GraphQLError>): Pl
       extensions: { ...error.extensions, http: { headers: http.headers, ...status } },
     });
   };
-  return {
-    // yoga checks every parameter's type but this one's: a name that is not a string is a
-    // malformed request, not an operation the document lacks.
-    onParams({ params }) {
-      const name: unknown = params?.operationName;
-      if (name != null && typeof name !== 'string') {
-        throw new GraphQLError(`Expected "operationName" param to be a string, but given ${Array.isArray(name) ? 'array' : typeof name}.`, {
-          extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
-        });
-      }
-    },
-    onResultProcess({ result, resultProcessor, setResult }) {
-      if (resultProcessor !== processRegularResult || isAsyncIterable(result) || Array.isArray(result) || !result.errors?.length) return;
-      const executed = 'data' in result;
-      setResult({ ...result, errors: result.errors.map((error) => forHttp(error, executed)) });
-    },
+  return (result) => {
+    if (!result.errors?.length) return result;
+    const executed = 'data' in result;
+    return { ...result, errors: result.errors.map((error) => forHttp(error, executed)) };
   };
 }
 
@@ -197,11 +207,13 @@ export function ownOperationNames(documents: Iterable<string>): Set<string> {
   return names;
 }
 
-export function createGraphQLServer(
-  runtime: Runtime,
-  schema: GraphQLSchema,
-  ownDocuments: Iterable<string> = [],
-): YogaServerInstance<YogaServerContext, RequestContext> {
+export interface GraphQLServer {
+  yoga: YogaServerInstance<YogaServerContext, RequestContext>;
+  /** POST /graphql of a document yoga has parsed, without the Fetch adapter (graphql-known.ts). */
+  answerKnown: KnownDocumentAnswerer;
+}
+
+export function createGraphQLServer(runtime: Runtime, schema: GraphQLSchema, ownDocuments: Iterable<string> = []): GraphQLServer {
   const { config, logger } = runtime;
   // yoga logs at error level every error maskError replaces, the client's own (a validation
   // error, a 409) as much as a fault. maskError below logs faults itself, with the request's
@@ -234,7 +246,8 @@ export function createGraphQLServer(
       extensions: { code: 'server_error' },
     });
   };
-  return createYoga<YogaServerContext, RequestContext>({
+  const caches = documentCaches(config);
+  const yoga = createYoga<YogaServerContext, RequestContext>({
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
@@ -289,6 +302,9 @@ export function createGraphQLServer(
       useRequestErrors(schema),
     ],
     maskedErrors: { maskError },
-    parserAndValidationCache: documentCaches(config),
+    parserAndValidationCache: caches,
   });
+  const known = knownDocumentAnswerer({ yoga, documents: caches.documentCache, statuses: graphqlOverHttpStatuses(malformed) });
+  // A trusted-documents manifest decides, in its params hook, what a text may run: yoga's whole way.
+  return { yoga, answerKnown: config.GRAPHQL_TRUSTED_DOCUMENTS ? (c, viaYoga) => viaYoga(c.req.raw) : known };
 }
