@@ -36,6 +36,7 @@ function comparable(answer: Answer) {
   return {
     status: answer.status,
     contentType: answer.headers['content-type'],
+    headerNames: Object.keys(answer.headers).sort(),
     contentLength: answer.headers['content-length'] !== undefined,
     requestId: typeof answer.headers['x-request-id'],
     rateLimit: answer.headers['x-ratelimit-limit'],
