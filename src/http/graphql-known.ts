@@ -9,7 +9,7 @@ import type { HttpEnv } from '../web/hono-env.js';
  * straight to yoga's operation pipeline (`getResultForParams`: the params hooks, then the envelop
  * plugins: cache, budget, validation, cost, scopes, compiled execution, masking) and its result
  * through the same status rules and JSON writer, without the Fetch adapter and request parser in
- * front of it, which cost a hot query more CPU than its execution. Anything else (another
+ * front of it, a large share of a hot query's CPU. Anything else (another
  * method or content type, an Accept that could pick a stream, a body of another shape, a text not
  * yet parsed, a subscription) takes yoga's whole way, so every refusal keeps yoga's own answer.
  */
