@@ -32,19 +32,24 @@ export function processCpuSeconds(pid: number | undefined): number | undefined {
   return stat ? stat.ticks / TICKS : undefined;
 }
 
-/** CPU seconds used so far by every process whose comm is `name`; undefined where there is none or no /proc. */
-export function cpuSecondsOfProcessesNamed(name: string): number | undefined {
+/** The pids of every process whose comm is `name`; empty where there is none or no /proc. */
+export function pidsOfProcessesNamed(name: string): number[] {
   let pids: string[];
   try {
     pids = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
   } catch {
-    return undefined;
+    return [];
   }
+  return pids.filter((pid) => readStat(pid)?.comm === name).map(Number);
+}
+
+/** CPU seconds used so far by every process whose comm is `name`; undefined where there is none or no /proc. */
+export function cpuSecondsOfProcessesNamed(name: string): number | undefined {
   let ticks = 0;
   let found = false;
-  for (const pid of pids) {
+  for (const pid of pidsOfProcessesNamed(name)) {
     const stat = readStat(pid);
-    if (stat?.comm !== name) continue;
+    if (!stat) continue; // exited since it was listed
     ticks += stat.ticks;
     found = true;
   }

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { ROOT, storageEnv } from './dataset.js';
-import { processCpuSeconds } from './proc-cpu.js';
+import { pidsOfProcessesNamed, processCpuSeconds } from './proc-cpu.js';
 import type { Dataset } from './types.js';
 
 export interface Pinning {
@@ -17,6 +17,44 @@ export function pinning(cores: number): Pinning {
   if (process.env.BENCH_PIN === '0' || cores < 2) return {};
   if (spawnSync('taskset', ['-c', '0', 'true']).status !== 0) return {};
   return { server: String(cores - 1), load: '0' };
+}
+
+/** A process's CPU list as `taskset -cp` shows it ("pid 42's current affinity list: 0,1"), or undefined. */
+export function affinityOf(pid: number): string | undefined {
+  const shown = spawnSync('taskset', ['-cp', String(pid)]).stdout?.toString() ?? '';
+  return /affinity list:\s*([\d,-]+)\s*$/.exec(shown)?.[1];
+}
+
+/**
+ * BENCH_PG_CPU: the local PostgreSQL (the postmaster, its workers and backends, every process
+ * named postgres) moved onto that CPU for the run, beside the load generator and off the
+ * server's. For profiling: a database backend woken on the server's CPU preempts it, and V8's
+ * profiler charges the time the server waited to the frame it stopped in, most often the socket
+ * write that woke the backend. Backends started later inherit the postmaster's affinity. Returns
+ * what puts every process still there back on the CPUs it had.
+ */
+export function pinPostgres(cpu: string | undefined): () => void {
+  if (cpu === undefined || cpu === '') return () => {};
+  const before = new Map<number, string>();
+  const restore = () => {
+    for (const [pid, list] of before) spawnSync('taskset', ['-cp', list, String(pid)]);
+    // Backends started meanwhile took the postmaster's pinned list: they get the list it had
+    // (the first listed, /proc lists by pid, and the postmaster started before its children).
+    const postmasterList = before.values().next().value;
+    if (postmasterList === undefined) return;
+    for (const pid of pidsOfProcessesNamed('postgres')) if (!before.has(pid)) spawnSync('taskset', ['-cp', postmasterList, String(pid)]);
+  };
+  for (const pid of pidsOfProcessesNamed('postgres')) {
+    const list = affinityOf(pid);
+    if (!list) continue; // exited since it was listed
+    if (spawnSync('taskset', ['-cp', cpu, String(pid)]).status !== 0) {
+      restore();
+      throw new Error(`BENCH_PG_CPU=${cpu}: taskset could not move PostgreSQL process ${pid}`);
+    }
+    before.set(pid, list);
+  }
+  if (before.size === 0) throw new Error(`BENCH_PG_CPU=${cpu}: no process named postgres on this machine`);
+  return restore;
 }
 
 const pinned = (cpu: string | undefined, command: string, args: string[]): [string, string[]] =>

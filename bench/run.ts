@@ -13,7 +13,8 @@
  * service and the floor run under, e.g. "$(scripts/node-lts.sh 24)/node"; the harness's own by
  * default), BENCH_NODE_ARGS (extra node flags for the service, e.g. --cpu-prof), BENCH_PEERS (0 leaves
  * graphql_peers, the peer GraphQL servers of bench/peers/, out of a full run), BENCH_SCALE (a larger
- * PostgreSQL dataset for the scale curve, e.g. 10000000: bench/scale.ts).
+ * PostgreSQL dataset for the scale curve, e.g. 10000000: bench/scale.ts), BENCH_PG_CPU (moves the
+ * local PostgreSQL onto that CPU for the run, for profiling: bench/procs.ts).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -30,6 +31,7 @@ import {
   PEERS_DIR,
   peerNode,
   pinning,
+  pinPostgres,
   serverNode,
   startFloor,
   startPeer,
@@ -719,6 +721,13 @@ async function main() {
   const info = await machine(kinds.includes('postgres') ? settings.pgUrl : undefined);
   const pin = pinning(os.cpus().length);
   log(`machine: ${info.cpu}, ${info.cores} cores, node ${info.node}; pinning ${pin.server ? `service+floor on CPU ${pin.server}, load on CPU ${pin.load}` : 'off'}`);
+  const postgresCpu = kinds.includes('postgres') ? env.BENCH_PG_CPU : undefined;
+  if (postgresCpu) {
+    const unpin = pinPostgres(postgresCpu);
+    process.once('exit', unpin);
+    for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) process.once(signal, () => process.exit(code));
+    log(`PostgreSQL pinned to CPU ${postgresCpu} for this run (BENCH_PG_CPU); put back on exit`);
+  }
 
   log('building (npm run build)');
   if (spawnSync('npm', ['run', '-s', 'build'], { cwd: ROOT, stdio: 'inherit' }).status !== 0) throw new Error('build failed');
@@ -818,7 +827,7 @@ async function main() {
       `${settings.duration} s alternating service and floor; the table shows medians of the rounds (errors summed). ` +
       'Ratio to floor = the median over the rounds of service req/s ÷ floor req/s within a round (each round runs the two back to back, ' +
       'so drift of the machine over minutes cancels). ' +
-      (pin.server ? `Service and floor pinned to CPU ${pin.server}, load generator to CPU ${pin.load} (taskset); PostgreSQL itself is not pinned. ` : 'No CPU pinning. ') +
+      (pin.server ? `Service and floor pinned to CPU ${pin.server}, load generator to CPU ${pin.load} (taskset); ${postgresCpu ? `PostgreSQL pinned to CPU ${postgresCpu} (BENCH_PG_CPU). ` : 'PostgreSQL itself is not pinned. '}` : 'No CPU pinning. ') +
       `Dataset: ${datasets.map((d) => `${d.kind}: ${fmt(d.messages)} messages in the big app + ${fmt(d.otherMessages)} in a second app, seeded ${d.seededAt.slice(0, 10)}`).join('; ')}. ` +
       'CPU µs/req = the server process\'s CPU time over the rounds ÷ requests ' +
       '(/proc; database CPU not included): steadier than req/s on a shared machine. On PostgreSQL the notes give the database\'s own CPU the same way ' +
