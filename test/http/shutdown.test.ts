@@ -14,7 +14,10 @@ describe('graceful shutdown of the real process', () => {
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
 
     const deadline = Date.now() + 60_000;
-    while (!/client secret: (\S+)/.test(output) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    // The credentials (stdout) and the listening line with its port (the JSON log) come on two
+    // streams, in either order: wait for both.
+    const started = () => /client secret: (\S+)/.test(output) && /"port":(\d+)/.test(output);
+    while (!started() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     const port = Number(/"port":(\d+)/.exec(output)?.[1]);
     const clientId = /client id: +(\S+)/.exec(output)?.[1];
     const clientSecret = /client secret: (\S+)/.exec(output)?.[1];
