@@ -49,6 +49,11 @@ export interface RequestContext {
    */
   ownDocument: boolean;
   /**
+   * Lists' end cursors are read only when a next page follows: a v1 list's pagination (rest/list.ts)
+   * has no cursor on a last page, so its end cursor (an HMAC) is not made for nothing.
+   */
+  endCursorOnlyWithNextPage: boolean;
+  /**
    * performance.now() past which the operation's resolvers refuse to start (OPERATION_TIMEOUT_MS),
    * set once the request is authenticated; undefined for streams, whose events run for as long as
    * the subscription lasts.
@@ -93,6 +98,7 @@ export function createRequestContext(runtime: Runtime, requestId: string): Reque
     requestId,
     auth: undefined,
     ownDocument: false,
+    endCursorOnlyWithNextPage: false,
     deadline: undefined,
     responseHeaders: { 'X-Request-Id': requestId },
     responseHeadersWritten: false,

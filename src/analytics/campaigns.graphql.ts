@@ -70,7 +70,7 @@ builder.queryField('campaigns', (t) =>
       createdBefore: t.arg({ type: 'DateTime', description: 'Created before this instant.' }),
       filter: t.arg({ type: CampaignFilter, description: 'The filters as one input; not together with the separate filter arguments.' }),
     },
-    resolve: (_root, args, ctx) => toConnection(listCampaigns(ctx, listArgs(campaignListArgs, args))),
+    resolve: (_root, args, ctx) => toConnection(ctx, listCampaigns(ctx, listArgs(campaignListArgs, args))),
   }),
 );
 
@@ -84,7 +84,7 @@ builder.objectField(AppRef, 'campaigns', (t) =>
       ...pageArgs(t.arg, { size: campaignFilters.first, cursor: campaignFilters.after }),
       filter: t.arg({ type: CampaignFilter, description: 'Which campaigns; default all.' }),
     },
-    resolve: (app, args, ctx) => toConnection(listCampaigns(ctx, listArgs(campaignListArgs, { ...args, appId: app.id }))),
+    resolve: (app, args, ctx) => toConnection(ctx, listCampaigns(ctx, listArgs(campaignListArgs, { ...args, appId: app.id }))),
   }),
 );
 

@@ -76,7 +76,7 @@ builder.queryField('messages', (t) =>
       endDate: t.arg.string({ description: 'YYYY-MM-DD, UTC, inclusive.', validate: { schema: messageFilters.endDate } }),
       filter: t.arg({ type: MessageFilter, description: 'The filters as one input; not together with the separate filter arguments.' }),
     },
-    resolve: (_root, args, ctx) => toConnection(listMessages(ctx, listArgs(messageListArgs, args))),
+    resolve: (_root, args, ctx) => toConnection(ctx, listMessages(ctx, listArgs(messageListArgs, args))),
   }),
 );
 
@@ -90,7 +90,7 @@ builder.objectField(AppRef, 'messages', (t) =>
       ...pageArgs(t.arg, { size: messageFilters.first, cursor: messageFilters.after }),
       filter: t.arg({ type: MessageFilter, description: 'Which messages; default all.' }),
     },
-    resolve: (app, args, ctx) => toConnection(listMessages(ctx, listArgs(messageListArgs, { ...args, appId: app.id }))),
+    resolve: (app, args, ctx) => toConnection(ctx, listMessages(ctx, listArgs(messageListArgs, { ...args, appId: app.id }))),
   }),
 );
 

@@ -69,7 +69,7 @@ builder.queryField('templates', (t) =>
       language: t.arg.string({ description: 'Exact language (locale code).', validate: { schema: templateFilters.language } }),
       filter: t.arg({ type: TemplateFilter, description: 'The filters as one input; not together with the separate filter arguments.' }),
     },
-    resolve: (_root, args, ctx) => toConnection(listTemplates(ctx, listArgs(templateListArgs, args))),
+    resolve: (_root, args, ctx) => toConnection(ctx, listTemplates(ctx, listArgs(templateListArgs, args))),
   }),
 );
 
@@ -83,7 +83,7 @@ builder.objectField(AppRef, 'templates', (t) =>
       ...pageArgs(t.arg, { size: templateFilters.first, cursor: templateFilters.after }),
       filter: t.arg({ type: TemplateFilter, description: 'Which templates; default all.' }),
     },
-    resolve: (app, args, ctx) => toConnection(listTemplates(ctx, listArgs(templateListArgs, { ...args, appId: app.id }))),
+    resolve: (app, args, ctx) => toConnection(ctx, listTemplates(ctx, listArgs(templateListArgs, { ...args, appId: app.id }))),
   }),
 );
 

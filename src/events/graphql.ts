@@ -60,7 +60,7 @@ builder.queryField('events', (t) =>
       types: t.arg.stringList({ description: typesDescription, validate: { schema: eventPatterns } }),
       filter: t.arg({ type: EventFilter, description: 'The filters as one input; not together with the separate filter arguments.' }),
     },
-    resolve: (_root, args, ctx) => toConnection(listEvents(ctx, listArgs(eventListArgs, args))),
+    resolve: (_root, args, ctx) => toConnection(ctx, listEvents(ctx, listArgs(eventListArgs, args))),
   }),
 );
 
@@ -74,7 +74,7 @@ builder.objectField(AppRef, 'events', (t) =>
       ...pageArgs(t.arg, {}, { after: afterDescription, before: beforeDescription }),
       filter: t.arg({ type: EventFilter, description: 'Which events; default all.' }),
     },
-    resolve: (app, args, ctx) => toConnection(listEvents(ctx, listArgs(eventListArgs, { ...args, appId: app.id }))),
+    resolve: (app, args, ctx) => toConnection(ctx, listEvents(ctx, listArgs(eventListArgs, { ...args, appId: app.id }))),
   }),
 );
 

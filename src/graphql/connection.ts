@@ -2,6 +2,7 @@ import type { ArgBuilder, ObjectRef } from '@pothos/core';
 import type { z } from 'zod';
 import { DEFAULT_PAGE, MAX_PAGE } from '../validation/list-input.js';
 import type { ListCount, Page } from '../db/keyset.js';
+import type { RequestContext } from '../runtime.js';
 import { builder, type Types } from './builder.js';
 
 const CountPrecision = builder.enumType('CountPrecision', {
@@ -43,12 +44,18 @@ class KeysetEdge<T> {
   }
 }
 
-/** PageInfo over a page; start and end cursors are made only when selected. */
+/**
+ * PageInfo over a page; start and end cursors are made only when selected, and a last page's end
+ * cursor not at all when the caller reads it only with a next page (`endCursorOnlyWithNextPage`).
+ */
 class KeysetPageInfo<T> {
   readonly hasNextPage: boolean;
   readonly hasPreviousPage: boolean;
 
-  constructor(private readonly page: Page<T>) {
+  constructor(
+    private readonly page: Page<T>,
+    private readonly endCursorOnlyWithNextPage: boolean,
+  ) {
     this.hasNextPage = page.hasNextPage;
     this.hasPreviousPage = page.hasPreviousPage;
   }
@@ -60,6 +67,7 @@ class KeysetPageInfo<T> {
 
   get endCursor(): string | null {
     const { items } = this.page;
+    if (this.endCursorOnlyWithNextPage && !this.hasNextPage) return null;
     return items.length > 0 ? this.page.cursorOf(items[items.length - 1]!) : null;
   }
 }
@@ -75,8 +83,11 @@ class KeysetPageConnection<T> implements KeysetConnection<T> {
   readonly count: Page<T>['count'];
   private made?: KeysetEdge<T>[];
 
-  constructor(private readonly page: Page<T>) {
-    this.pageInfo = new KeysetPageInfo(page);
+  constructor(
+    private readonly page: Page<T>,
+    endCursorOnlyWithNextPage: boolean,
+  ) {
+    this.pageInfo = new KeysetPageInfo(page, endCursorOnlyWithNextPage);
     this.limit = page.limit;
     this.count = page.count;
   }
@@ -92,10 +103,12 @@ class KeysetPageConnection<T> implements KeysetConnection<T> {
   }
 }
 
-export const connectionFrom = <T>(page: Page<T>): KeysetConnection<T> => new KeysetPageConnection(page);
+export const connectionFrom = <T>(page: Page<T>, endCursorOnlyWithNextPage = false): KeysetConnection<T> =>
+  new KeysetPageConnection(page, endCursorOnlyWithNextPage);
 
-/** A list field's resolver result: its service's page as a connection. */
-export const toConnection = async <T>(page: Promise<Page<T>>): Promise<KeysetConnection<T>> => connectionFrom(await page);
+/** A list field's resolver result: its service's page as a connection, for the request `ctx`. */
+export const toConnection = async <T>(ctx: Pick<RequestContext, 'endCursorOnlyWithNextPage'>, page: Promise<Page<T>>): Promise<KeysetConnection<T>> =>
+  connectionFrom(await page, ctx.endCursorOnlyWithNextPage);
 
 /**
  * `<Name>Connection` and `<Name>Edge` from the relay plugin (edges, nodes, pageInfo: builder.ts

@@ -171,6 +171,8 @@ export function queryParameterNames(route: RestRoute, variables: readonly string
 /** Runs a prepared document: compiled when it could be, graphql-js otherwise. */
 async function run(schema: GraphQLSchema, prepared: PreparedRoute, variableValues: Record<string, unknown>, ctx: RequestContext) {
   ctx.ownDocument = true;
+  // Every v1 list answers through listEnvelope, whose next_cursor is null on a last page.
+  ctx.endCursorOnlyWithNextPage = true;
   if (prepared.compiled) return prepared.compiled.query(undefined, ctx, variableValues);
   return execute({ schema, document: prepared.document, variableValues, contextValue: ctx });
 }

@@ -158,7 +158,7 @@ builder.queryField('scheduledCalls', (t) =>
       guestPhone: t.arg.string({ description: guestPhoneFilter, validate: { schema: schedulingFields.guestPhoneFilter } }),
       filter: t.arg({ type: ScheduledCallFilter, description: 'The filters as one input; not together with the separate filter arguments.' }),
     },
-    resolve: (_root, args, ctx) => toConnection(listScheduledCalls(ctx, listArgs(callListArgs, args, 'invalid_request'))),
+    resolve: (_root, args, ctx) => toConnection(ctx, listScheduledCalls(ctx, listArgs(callListArgs, args, 'invalid_request'))),
   }),
 );
 
@@ -173,7 +173,7 @@ builder.objectField(AppRef, 'scheduledCalls', (t) =>
       ...pageArgs(t.arg, { size: schedulingFields.first, cursor: schedulingFields.after }),
       filter: t.arg({ type: ScheduledCallFilter, description: 'Which calls; default all.' }),
     },
-    resolve: (app, args, ctx) => toConnection(listScheduledCalls(ctx, listArgs(callListArgs, { ...args, appId: app.id }, 'invalid_request'))),
+    resolve: (app, args, ctx) => toConnection(ctx, listScheduledCalls(ctx, listArgs(callListArgs, { ...args, appId: app.id }, 'invalid_request'))),
   }),
 );
 

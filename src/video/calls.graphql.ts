@@ -114,7 +114,7 @@ builder.queryField('videoCalls', (t) =>
       status: t.arg({ type: VideoCallStatusEnum, description: 'Calls in this state.' }),
       filter: t.arg({ type: VideoCallFilter, description: 'The filters as one input; not together with the separate filter arguments.' }),
     },
-    resolve: (_root, args, ctx) => toConnection(listVideoCalls(ctx, listArgs(videoCallListArgs, args))),
+    resolve: (_root, args, ctx) => toConnection(ctx, listVideoCalls(ctx, listArgs(videoCallListArgs, args))),
   }),
 );
 
@@ -128,7 +128,7 @@ builder.objectField(AppRef, 'videoCalls', (t) =>
       ...pageArgs(t.arg, { size: videoFields.first, cursor: videoFields.after }),
       filter: t.arg({ type: VideoCallFilter, description: 'Which calls; default all.' }),
     },
-    resolve: (app, args, ctx) => toConnection(listVideoCalls(ctx, listArgs(videoCallListArgs, { ...args, appId: app.id }))),
+    resolve: (app, args, ctx) => toConnection(ctx, listVideoCalls(ctx, listArgs(videoCallListArgs, { ...args, appId: app.id }))),
   }),
 );
 

@@ -150,7 +150,7 @@ builder.queryField('webhookDeliveries', (t) =>
       ...pageArgs(t.arg),
       filter: t.arg({ type: WebhookDeliveryFilter, description: 'The filters as one input; not together with the separate filter arguments.' }),
     },
-    resolve: (_root, args, ctx) => toConnection(listDeliveries(ctx.runtime.database.db, ctx.runtime.keys.cursorKeys, listArgs(deliveryListArgs, args))),
+    resolve: (_root, args, ctx) => toConnection(ctx, listDeliveries(ctx.runtime.database.db, ctx.runtime.keys.cursorKeys, listArgs(deliveryListArgs, args))),
   }),
 );
 
@@ -170,7 +170,7 @@ builder.objectFields(AppRef, (t) => ({
       ...pageArgs(t.arg),
       filter: t.arg({ type: WebhookDeliveryFilter, description: 'Which deliveries; default all.' }),
     },
-    resolve: (app, args, ctx) => toConnection(listDeliveries(ctx.runtime.database.db, ctx.runtime.keys.cursorKeys, listArgs(deliveryListArgs, { ...args, appId: app.id }))),
+    resolve: (app, args, ctx) => toConnection(ctx, listDeliveries(ctx.runtime.database.db, ctx.runtime.keys.cursorKeys, listArgs(deliveryListArgs, { ...args, appId: app.id }))),
   }),
 }));
 
