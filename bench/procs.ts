@@ -94,11 +94,11 @@ export interface Running {
 
 const cpuOf = (child: ChildProcess) => () => processCpuSeconds(child.pid);
 
-function stopper(child: ChildProcess): () => Promise<void> {
+function stopper(child: ChildProcess, graceMs = 15_000): () => Promise<void> {
   return () =>
     new Promise((resolve) => {
       if (child.exitCode !== null) return resolve();
-      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
       child.once('exit', () => {
         clearTimeout(timer);
         resolve();
@@ -122,8 +122,18 @@ async function waitFor(url: string, child: ChildProcess, what: string, timeoutMs
   throw new Error(`${what} not ready after ${timeoutMs / 1000} s`);
 }
 
+/** How a tool other than the harness starts the service: under another program, given longer to stop. */
+export interface Launch {
+  /** A command line the node binary and its arguments are appended to (`valgrind --tool=callgrind ...`). */
+  prefix?: string[];
+  /** How long the service has to exit after SIGTERM before it is killed (15 s). */
+  graceMs?: number;
+  /** The checkout whose built `dist/` runs (this one). */
+  root?: string;
+}
+
 /** The real service: `node dist/src/main.js` (built first by the harness, run by serverNode()) on the dataset's storage. */
-export async function startService(dataset: Dataset, pin: Pinning): Promise<Running> {
+export async function startService(dataset: Dataset, pin: Pinning, launch: Launch = {}): Promise<Running> {
   const [port, videoPort] = [await freePort(), await freePort()];
   const env = {
     ...storageEnv(dataset.kind, dataset.kind === 'postgres' ? dataset.databaseUrl! : dataset.dataDir!),
@@ -142,11 +152,12 @@ export async function startService(dataset: Dataset, pin: Pinning): Promise<Runn
     NODE_ENV: 'production',
   };
   const nodeArgs = [...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/src/main.js'];
-  const [command, args] = pinned(pin.server, serverNode(), nodeArgs);
-  const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const [first, ...rest] = [...(launch.prefix ?? []), serverNode(), ...nodeArgs];
+  const [command, args] = pinned(pin.server, first!, rest);
+  const child = spawn(command, args, { cwd: launch.root ?? ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`${url}/readyz`, child, 'service');
-  return { url, cpuSeconds: cpuOf(child), stop: stopper(child) };
+  return { url, cpuSeconds: cpuOf(child), stop: stopper(child, launch.graceMs) };
 }
 
 /** The floor (bench/floor/server.ts) on the same data, under the same node as the service. */
