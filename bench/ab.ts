@@ -13,6 +13,7 @@ import os from 'node:os';
 import { ensureDataset, ROOT } from './dataset.js';
 import { load, pinning, startService, type LoadResult, type Running } from './procs.js';
 import { scenarios } from './scenarios/index.js';
+import { issueToken, median } from './service-client.js';
 import type { HttpRequest, ScenarioContext } from './types.js';
 
 const log = (message: string) => process.stderr.write(`[ab] ${message}\n`);
@@ -21,22 +22,6 @@ const OTHER = process.env.BENCH_AB_OTHER;
 const ROUNDS = Number(process.env.BENCH_AB_ROUNDS ?? 12);
 const SECONDS = Number(process.env.BENCH_AB_SECONDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_AB_CONNECTIONS ?? 32);
-
-const median = (xs: number[]) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
-
-async function token(base: string, client: { clientId: string; clientSecret: string }): Promise<string> {
-  const res = await fetch(`${base}/api/v1/oauth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret }),
-  });
-  if (res.status !== 200) throw new Error(`token request answered ${res.status}: ${await res.text()}`);
-  return ((await res.json()) as { data: { access_token: string } }).data.access_token;
-}
 
 /** One round on one build: its CPU µs a request (/proc) and req/s. */
 async function round(pin: ReturnType<typeof pinning>, service: Running, req: HttpRequest, seconds: number): Promise<{ cpuUs: number; result: LoadResult }> {
@@ -64,7 +49,7 @@ async function main() {
   const pin = pinning(os.availableParallelism());
   const builds = [await startService(dataset, pin), await startService(dataset, pin, { root: OTHER })] as const;
   try {
-    const tokens = await Promise.all(builds.map((b) => token(b.url, dataset)));
+    const tokens = await Promise.all(builds.map((b) => issueToken(b, dataset)));
     for (const scenario of selected) {
       const requests = tokens.map((t) => scenario.request({ dataset, token: t, schedulingToken: t } satisfies ScenarioContext));
       log(`${scenario.name}: warm-up, then ${ROUNDS} rounds of ${SECONDS} s each way`);

@@ -19,6 +19,7 @@ import path from 'node:path';
 import { ensureDataset, ROOT } from './dataset.js';
 import { startService } from './procs.js';
 import { scenarios } from './scenarios/index.js';
+import { issueToken, send } from './service-client.js';
 import type { Dataset, HttpRequest, Scenario, ScenarioContext } from './types.js';
 
 const log = (message: string) => process.stderr.write(`[instructions] ${message}\n`);
@@ -27,30 +28,14 @@ const [fewer, more] = (process.env.BENCH_IR_REQUESTS ?? '100,400').split(',').ma
 const WARMUP = Number(process.env.BENCH_IR_WARMUP ?? 300);
 const CONNECTIONS = Number(process.env.BENCH_IR_CONNECTIONS ?? 8);
 
-async function send(base: string, req: HttpRequest): Promise<{ status: number; text: string }> {
-  const res = await fetch(`${base}${req.path}`, { method: req.method, headers: req.headers, body: req.body });
-  return { status: res.status, text: await res.text() };
-}
-
-async function token(base: string, client: { clientId: string; clientSecret: string }): Promise<string> {
-  const { status, text } = await send(base, {
-    method: 'POST',
-    path: '/api/v1/oauth/token',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret }),
-  });
-  if (status !== 200) throw new Error(`token request answered ${status}: ${text}`);
-  return (JSON.parse(text) as { data: { access_token: string } }).data.access_token;
-}
-
 /** `count` requests over CONNECTIONS concurrent loops; any answer but 200 stops the count. */
 async function drive(base: string, request: () => HttpRequest, count: number): Promise<void> {
   let left = count;
   const loop = async () => {
     while (left > 0) {
       left--;
-      const { status, text } = await send(base, request());
-      if (status !== 200) throw new Error(`answered ${status}: ${text.slice(0, 300)}`);
+      const { status, body } = await send(base, request());
+      if (status !== 200) throw new Error(`answered ${status}: ${JSON.stringify(body).slice(0, 300)}`);
     }
   };
   await Promise.all(Array.from({ length: CONNECTIONS }, loop));
@@ -62,7 +47,7 @@ async function countRun(dataset: Dataset, scenario: Scenario, count: number, dir
   const prefix = ['valgrind', '--tool=callgrind', `--callgrind-out-file=${out}`, `--log-file=${out}.log`];
   const service = await startService(dataset, {}, { prefix, graceMs: 300_000 });
   try {
-    const ctx: ScenarioContext = { dataset, token: await token(service.url, dataset), schedulingToken: await token(service.url, dataset.scheduling!) };
+    const ctx: ScenarioContext = { dataset, token: await issueToken(service, dataset), schedulingToken: await issueToken(service, dataset.scheduling!) };
     await drive(service.url, () => scenario.request(ctx), WARMUP);
     await drive(service.url, () => scenario.request(ctx), count);
   } finally {

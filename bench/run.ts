@@ -22,6 +22,7 @@ import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import { DATA, ensureDataset, ROOT } from './dataset.js';
+import { issueToken, median, send } from './service-client.js';
 import { machine, packageVersion } from './machine.js';
 import { postgresCpuSeconds } from './proc-cpu.js';
 import {
@@ -93,12 +94,6 @@ interface SustainedRow {
   error?: string;
 }
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
-
 function medianOf(results: LoadResult[]): LoadResult {
   return {
     rps: median(results.map((r) => r.rps)),
@@ -109,29 +104,6 @@ function medianOf(results: LoadResult[]): LoadResult {
     cpuUs: results.every((r) => r.cpuUs !== undefined) ? median(results.map((r) => r.cpuUs!)) : undefined,
     dbCpuUs: results.every((r) => r.dbCpuUs !== undefined) ? median(results.map((r) => r.dbCpuUs!)) : undefined,
   };
-}
-
-async function send(base: string, req: HttpRequest): Promise<{ status: number; body: unknown }> {
-  const res = await fetch(base + req.path, { method: req.method, headers: req.headers, body: req.body });
-  const text = await res.text();
-  let body: unknown = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    // not JSON: kept as text for the error message
-  }
-  return { status: res.status, body };
-}
-
-async function issueToken(service: Running, client: { clientId: string; clientSecret: string }): Promise<string> {
-  const { status, body } = await send(service.url, {
-    method: 'POST',
-    path: '/api/v1/oauth/token',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret }),
-  });
-  if (status !== 200) throw new Error(`token request answered ${status}: ${JSON.stringify(body)}`);
-  return (body as { data: { access_token: string } }).data.access_token;
 }
 
 async function runScenario(
