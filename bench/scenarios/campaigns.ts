@@ -23,13 +23,13 @@ export const campaignsSearch: Scenario = {
   floor: {
     sql:
       'select "app_id", "id", "name", "status", "total_contacts", "sent_count", "tags", "created_at" from "campaigns" ' +
-      'where ("campaigns"."app_id" = $1 and "campaigns"."status" in ($2, $3) and "campaigns"."name" ilike $4 and "campaigns"."tags" && $5 ' +
+      'where ("campaigns"."app_id" = $1 and "campaigns"."status" in ($2, $3) and strpos(lower("campaigns"."name"), lower($4::text)) > 0 and "campaigns"."tags" && $5 ' +
       'and "campaigns"."created_at" >= $6 and "campaigns"."created_at" < $7) order by "campaigns"."created_at" desc, "campaigns"."id" desc limit $8',
     params: (q, { limit, filter }: SearchBody) => [
       q.get('app'),
       filter.status[0],
       filter.status[1],
-      `%${filter.name}%`,
+      filter.name,
       `{${filter.tags.map((tag) => JSON.stringify(tag)).join(',')}}`,
       filter.startDate,
       filter.endDate,

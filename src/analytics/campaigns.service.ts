@@ -1,7 +1,8 @@
-import { arrayOverlaps, gte, ilike, lt, sql, type SQL } from 'drizzle-orm';
+import { arrayOverlaps, gte, lt, sql, type SQL } from 'drizzle-orm';
+import { containsText } from '../db/contains.js';
 import { keysetList, type Page } from '../db/keyset.js';
 import type { RequestContext } from '../runtime.js';
-import { containsPattern, dayRange } from '../validation/list-input.js';
+import { dayRange } from '../validation/list-input.js';
 import type { CampaignListArgs } from './filters.js';
 import { campaigns, type CampaignRow } from './tables.js';
 
@@ -16,7 +17,7 @@ const list = keysetList({ name: 'campaigns', table: campaigns, appId: campaigns.
 function filters(has: (name: string) => boolean): (SQL | undefined)[] {
   const conditions: (SQL | undefined)[] = [];
   if (has('statuses')) conditions.push(sql`${campaigns.status} = any(${p('statuses')}::text[])`);
-  if (has('search')) conditions.push(ilike(campaigns.name, p('search')));
+  if (has('search')) conditions.push(containsText(campaigns.name, p('search')));
   if (has('tags')) conditions.push(arrayOverlaps(campaigns.tags, sql`${p('tags')}::text[]`));
   // startDate/endDate are whole days, createdFrom/createdBefore ISO datetimes: half-open both.
   if (has('from')) conditions.push(gte(campaigns.createdAt, sql`${p('from')}::timestamptz`));
@@ -35,7 +36,7 @@ export async function listCampaigns(ctx: RequestContext, args: CampaignListArgs)
   const { from, to } = dayRange(args.startDate, args.endDate);
   const values: Record<string, unknown> = {
     statuses: statuses.length > 0 ? textArray(statuses) : undefined,
-    search: args.search ? containsPattern(args.search) : undefined,
+    search: args.search || undefined,
     tags: args.tags && args.tags.length > 0 ? textArray(args.tags) : undefined,
     from: from?.toISOString(),
     to: to?.toISOString(),

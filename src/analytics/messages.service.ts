@@ -1,4 +1,5 @@
 import { and, eq, gte, ilike, lt, or, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { containsText } from '../db/contains.js';
 import { notFound } from '../errors/app-error.js';
 import { keysetList, type Page } from '../db/keyset.js';
 import type { RequestContext } from '../runtime.js';
@@ -29,26 +30,25 @@ const p = (name: string) => sql.placeholder(name);
 
 const list = keysetList({ name: 'messages', table: messages, appId: messages.appId, at: messages.createdAt, id: messages.id, ids: 'text' });
 
+const SEARCHED = [messages.userPhone, messages.providerMessageId, messages.conversationKey, messages.providerFrom, messages.providerTo] as const;
+
 /**
- * Any of the five fields contains the term (`pattern`, an ILIKE pattern). With `term`, the raw term
- * of at least GRAM characters, the gram index answers first, a necessary condition; the ILIKEs decide.
+ * Any of the five fields contains the term. A short term is matched by `pattern`, an ILIKE
+ * pattern the trigram index answers. With `term`, the raw term of at least GRAM characters, the
+ * gram index answers first (a necessary condition) and containsText decides, the same test
+ * without planning five ILIKE patterns against the columns' statistics (db/contains.ts).
  */
 export function searchConditions(pattern: SQLWrapper, term?: SQLWrapper): SQL[] {
-  const contains = or(
-    ilike(messages.userPhone, pattern),
-    ilike(messages.providerMessageId, pattern),
-    ilike(messages.conversationKey, pattern),
-    ilike(messages.providerFrom, pattern),
-    ilike(messages.providerTo, pattern),
-  )!;
-  return term ? [sql`${searchGrams} @> message_search_grams(${term}::text)`, contains] : [contains];
+  if (!term) return [or(...SEARCHED.map((field) => ilike(field, pattern)))!];
+  return [sql`${searchGrams} @> message_search_grams(${term}::text)`, or(...SEARCHED.map((field) => containsText(field, term)))!];
 }
 
 /** The filters of one shape, every value a placeholder. */
 function filters(has: (name: string) => boolean): (SQL | undefined)[] {
   const conditions: (SQL | undefined)[] = [];
   for (const [name, column] of Object.entries(EQUALS)) if (has(name)) conditions.push(eq(column, p(name)));
-  if (has('search')) conditions.push(...searchConditions(p('search'), has('searchGrams') ? p('searchGrams') : undefined));
+  if (has('searchGrams')) conditions.push(...searchConditions(p('search'), p('searchGrams')));
+  else if (has('search')) conditions.push(...searchConditions(p('search')));
   if (has('from')) conditions.push(gte(messages.createdAt, sql`${p('from')}::timestamptz`));
   if (has('to')) conditions.push(lt(messages.createdAt, sql`${p('to')}::timestamptz`));
   return conditions;

@@ -1,9 +1,10 @@
-import { and, eq, ilike } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
+import { containsText } from '../db/contains.js';
 import { keysetList, type Page } from '../db/keyset.js';
 import { notFound } from '../errors/app-error.js';
 import type { RequestContext } from '../runtime.js';
-import { containsPattern, pageSize, sqlText } from '../validation/list-input.js';
+import { pageSize, sqlText } from '../validation/list-input.js';
 import { templates, type TemplateRow } from './tables.js';
 
 const list = keysetList({ name: 'templates', table: templates, appId: templates.appId, at: templates.createdAt, id: templates.id });
@@ -32,7 +33,7 @@ export const templateListArgs = z.object({
 
 export async function listTemplates(ctx: RequestContext, args: z.output<typeof templateListArgs>): Promise<Page<TemplateRow>> {
   return list.page(ctx.runtime.database.analyticsDb, ctx.runtime.keys.cursorKeys, args, [
-    args.search ? ilike(templates.name, containsPattern(args.search)) : undefined,
+    args.search ? containsText(templates.name, args.search) : undefined,
     args.status ? eq(templates.status, args.status) : undefined,
     args.category ? eq(templates.category, args.category) : undefined,
     args.language ? eq(templates.language, args.language) : undefined,
