@@ -75,6 +75,11 @@ export interface FloorQuery {
    * as the service runs it.
    */
   build?: (query: URLSearchParams) => { sql: string; params: unknown[]; settings?: string[] };
+  /**
+   * The statement is one the service plans once (an unfiltered page, src/db/keyset.ts): on
+   * PostgreSQL the floor runs it on a pool of its own with generic plans, as the service does.
+   */
+  plannedOnce?: boolean;
   respond: (rows: Record<string, unknown>[], query: URLSearchParams) => unknown;
 }
 

@@ -2,6 +2,9 @@ import { createECDH } from 'node:crypto';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 
+/** Connections of the unfiltered pages' pool (DB_PAGE_POOL_MAX) when none is configured. */
+export const DEFAULT_PAGE_POOL_MAX = 5;
+
 /** A setting the service cannot start with: reported as one line, without a stack trace. */
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -32,6 +35,8 @@ const envSchema = z.object({
   DATABASE_REPLICA_URL: z.string().url().optional(),
   DATA_DIR: z.string().default('./.data'),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  // Unfiltered keyset pages on a pool of their own, planned once per statement (src/db/client.ts); 0: on the main pool.
+  DB_PAGE_POOL_MAX: z.coerce.number().int().min(0).max(200).default(DEFAULT_PAGE_POOL_MAX),
   // postgres.js prepared statements break behind PgBouncer-style transaction poolers: 0 turns them off.
   DB_PREPARE: z.enum(['0', '1']).default('1').transform((v) => v === '1'),
   REDIS_URL: z.string().optional(),

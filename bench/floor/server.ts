@@ -1,6 +1,6 @@
 /**
  * The floor: a raw node:http server running each scenario's SQL on the same data, with no
- * framework, auth, GraphQL or validation. postgres.js on PostgreSQL (same pool size, prepared
+ * framework, auth, GraphQL or validation. postgres.js on PostgreSQL (same pool sizes, prepared
  * statements and plan_cache_mode as the service); PGlite in-process on a copy of the DATA_DIR.
  * Started by bench/run.ts: FLOOR_PORT, and FLOOR_DATABASE_URL or FLOOR_DATA_DIR.
  */
@@ -11,30 +11,33 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import postgres from 'postgres';
 import { scenarios } from '../scenarios/index.js';
 
-/** Runs one statement; with `settings`, after them in a read-only transaction. */
-type Run = (sql: string, params: unknown[], settings?: string[]) => Promise<Record<string, unknown>[]>;
+/**
+ * Runs one statement; with `settings`, after them in a read-only transaction; `plannedOnce` on the
+ * pool whose statements are planned once (the service's page pool).
+ */
+type Run = (sql: string, params: unknown[], settings?: string[], plannedOnce?: boolean) => Promise<Record<string, unknown>[]>;
 
 async function connect(): Promise<{ run: Run; close: () => Promise<void> }> {
   const url = process.env.FLOOR_DATABASE_URL;
   if (url) {
-    // The service's connection settings: prepared statements, each planned for its values.
-    const sql = postgres(url, {
-      max: Number(process.env.FLOOR_POOL_MAX ?? 10),
-      prepare: true,
-      // The service's session settings (src/db/client.ts).
-      connection: { plan_cache_mode: 'force_custom_plan', jit: 'off' },
-    });
+    // The service's connection settings (src/db/client.ts): prepared statements, each planned for
+    // its values, but for the unfiltered pages' pool, which plans each statement once.
+    const pool = (max: number, plan_cache_mode: string) => postgres(url, { max, prepare: true, connection: { plan_cache_mode, jit: 'off' } });
+    const sql = pool(Number(process.env.FLOOR_POOL_MAX ?? 10), 'force_custom_plan');
+    const pages = pool(Number(process.env.FLOOR_PAGE_POOL_MAX ?? 5), 'force_generic_plan');
     const one = (runner: postgres.Sql | postgres.TransactionSql, text: string, params: unknown[]) =>
       runner.unsafe(text, params as never[], { prepare: true }) as unknown as Promise<Record<string, unknown>[]>;
     return {
-      run: (text, params, settings) =>
+      run: (text, params, settings, plannedOnce) =>
         settings?.length
           ? (sql.begin('read only', async (tx) => {
               for (const setting of settings) await tx.unsafe(setting);
               return one(tx, text, params);
             }) as unknown as Promise<Record<string, unknown>[]>)
-          : one(sql, text, params),
-      close: () => sql.end({ timeout: 5 }),
+          : one(plannedOnce ? pages : sql, text, params),
+      close: async () => {
+        await Promise.all([sql.end({ timeout: 5 }), pages.end({ timeout: 5 })]);
+      },
     };
   }
   const dir = process.env.FLOOR_DATA_DIR;
@@ -81,7 +84,7 @@ const server = createServer(async (req, res) => {
   try {
     const built = floor.build?.(url.searchParams);
     const input = req.method === 'POST' ? await readJson(req) : undefined;
-    const rows = built ? await db.run(built.sql, built.params, built.settings) : await db.run(floor.sql, floor.params(url.searchParams, input));
+    const rows = built ? await db.run(built.sql, built.params, built.settings) : await db.run(floor.sql, floor.params(url.searchParams, input), undefined, floor.plannedOnce);
     const body = JSON.stringify(floor.respond(rows, url.searchParams));
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
   } catch (error) {

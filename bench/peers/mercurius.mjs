@@ -1,7 +1,7 @@
 /**
  * Peer: Mercurius on Fastify with graphql-jit (compiled after a document's first run) and one
- * hand-written resolver running the floor's SQL for the messages page through postgres.js (the
- * service's pool size, prepared statements and plan_cache_mode). It accepts the service's own
+ * hand-written resolver running the floor's SQL for the messages page through postgres.js
+ * (prepared statements planned once, as the service's unfiltered pages are). It accepts the service's own
  * document: `messages(appId, first)` with `limit`, `pageInfo` and `nodes`. No auth, scopes or
  * limits. Started by bench/run.ts with PEER_PORT and PEER_DATABASE_URL.
  */
@@ -12,7 +12,7 @@ import postgres from 'postgres';
 
 const url = process.env.PEER_DATABASE_URL;
 if (!url) throw new Error('PEER_DATABASE_URL is required');
-const sql = postgres(url, { max: Number(process.env.PEER_POOL_MAX ?? 10), prepare: true, connection: { plan_cache_mode: 'force_custom_plan', jit: 'off' } });
+const sql = postgres(url, { max: Number(process.env.PEER_POOL_MAX ?? 10), prepare: true, connection: { plan_cache_mode: 'force_generic_plan', jit: 'off' } });
 
 // The floor's text for the page (bench/scenarios/common.ts: MESSAGE_COLUMNS, MESSAGE_ORDER).
 const PAGE_SQL =

@@ -13,6 +13,7 @@ export const messagesPage: Scenario = {
   floorRequest: (ctx) => floorGet('messages_page', { app: ctx.dataset.appId, limit: LIMIT }),
   floor: {
     sql: `${MESSAGE_COLUMNS} where "messages"."app_id" = $1 ${MESSAGE_ORDER} limit $2`,
+    plannedOnce: true,
     params: (q) => [q.get('app'), limitOf(q) + 1],
     respond: (rows, q) => listPage(rows, limitOf(q), messageItem),
   },
@@ -67,6 +68,7 @@ export const messagesDeep: Scenario = {
     floorGet('messages_deep_cursor', { app: ctx.dataset.appId, limit: LIMIT, before_ts: ctx.dataset.probe.deep.createdAt, before_id: ctx.dataset.probe.deep.id }),
   floor: {
     sql: `${MESSAGE_COLUMNS} where ("messages"."app_id" = $1 and ("messages"."created_at", "messages"."id") < ($2::timestamptz, $3)) ${MESSAGE_ORDER} limit $4`,
+    plannedOnce: true,
     params: (q) => [q.get('app'), q.get('before_ts'), q.get('before_id'), limitOf(q) + 1],
     respond: (rows, q) => listPage(rows, limitOf(q), messageItem),
   },

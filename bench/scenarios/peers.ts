@@ -40,7 +40,7 @@ export const graphqlPeers: PeersScenario = {
       script: 'mercurius.mjs',
       minNode: 20,
       packages: ['mercurius', 'fastify', 'graphql-jit', 'postgres'],
-      describe: "the service's document, hand-written resolver running the floor's SQL through postgres.js (pool of 10), jit: 1",
+      describe: "the service's document, hand-written resolver running the floor's SQL through postgres.js (pool of 10, generic plans), jit: 1",
       request: (ctx) => ({
         method: 'POST',
         path: '/graphql',

@@ -43,5 +43,5 @@ export async function listCampaigns(ctx: RequestContext, args: CampaignListArgs)
     createdFrom: args.createdFrom?.toISOString(),
     createdBefore: args.createdBefore?.toISOString(),
   };
-  return list.preparedPage(ctx.runtime.database.analyticsDb, ctx.runtime.keys.cursorKeys, args, values, OPTIONAL, filters);
+  return list.preparedPage(ctx.runtime.database, ctx.runtime.keys.cursorKeys, args, values, OPTIONAL, filters);
 }

@@ -71,7 +71,7 @@ export async function listMessages(ctx: RequestContext, args: MessageListArgs): 
     from: from?.toISOString(),
     to: to?.toISOString(),
   };
-  return list.preparedPage(ctx.runtime.database.analyticsDb, ctx.runtime.keys.cursorKeys, args, values, OPTIONAL, filters);
+  return list.preparedPage(ctx.runtime.database, ctx.runtime.keys.cursorKeys, args, values, OPTIONAL, filters);
 }
 
 /** One message of the app; not_found when the app has none with this id. */

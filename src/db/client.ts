@@ -8,7 +8,7 @@ import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import lockfile from 'proper-lockfile';
-import type { Config } from '../config.js';
+import { DEFAULT_PAGE_POOL_MAX, type Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { drizzleOnPglite } from './pglite-driver.js';
 import { preferPreparedStatements } from './prepared-statements.js';
@@ -48,6 +48,14 @@ export interface Database {
    * lags the primary, so nothing that must see its own writes reads through it.
    */
   analyticsDb: Db;
+  /**
+   * Unfiltered keyset pages (an app's list in its order, with or without a cursor), which
+   * src/db/keyset.ts sends here: one plan suits every app and cursor, the walk of the list's
+   * (app_id, at, id) index, and planning it again took longer than the walk. On PostgreSQL a pool
+   * of its own (DB_PAGE_POOL_MAX) whose statements are planned once (force_generic_plan);
+   * `analyticsDb` when there is a replica, DB_PREPARE=0 or DB_PAGE_POOL_MAX=0. Embedded: `db`.
+   */
+  pageDb: Db;
   /** The replica's client, when there is one (its lag is exported on /metrics). */
   replica?: postgres.Sql;
   pglite?: PGlite;
@@ -88,7 +96,7 @@ export interface OpenOptions {
 }
 
 export type StorageConfig = Pick<Config, 'DATABASE_URL' | 'DATA_DIR' | 'DB_POOL_MAX' | 'DB_PREPARE'> &
-  Partial<Pick<Config, 'DATABASE_DIRECT_URL' | 'DATABASE_REPLICA_URL'>>;
+  Partial<Pick<Config, 'DATABASE_DIRECT_URL' | 'DATABASE_REPLICA_URL' | 'DB_PAGE_POOL_MAX'>>;
 
 export async function openDatabase(config: StorageConfig, logger: Logger, options: OpenOptions = {}): Promise<Database> {
   if (config.DATABASE_URL) return openPostgres(config.DATABASE_URL, config, logger);
@@ -126,13 +134,18 @@ function openPostgres(url: string, config: StorageConfig, logger: Logger): Datab
     : pg;
   const replica = config.DATABASE_REPLICA_URL ? client(config.DB_POOL_MAX, 'force_custom_plan', config.DATABASE_REPLICA_URL) : undefined;
   const analyticsDb = replica ? (drizzlePostgres({ client: replica, schema, logger: queryLogger }) as unknown as Db) : db;
-  const clients = [pg, authPg, ...(listener === pg ? [] : [listener]), ...(replica ? [replica] : [])];
+  // Not beside a replica: the pages are analytics reads, and the replica's pool plans them.
+  const pagePoolMax = config.DB_PAGE_POOL_MAX ?? DEFAULT_PAGE_POOL_MAX;
+  const pagePg = config.DB_PREPARE && !replica && pagePoolMax > 0 ? client(pagePoolMax, 'force_generic_plan') : undefined;
+  const pageDb = pagePg ? (drizzlePostgres({ client: pagePg, schema, logger: queryLogger }) as unknown as Db) : analyticsDb;
+  const clients = [pg, authPg, ...(pagePg ? [pagePg] : []), ...(listener === pg ? [] : [listener]), ...(replica ? [replica] : [])];
   return {
     kind: 'postgres',
     queries,
     db,
     authDb,
     analyticsDb,
+    pageDb,
     pg,
     url,
     sessionUrl: config.DATABASE_DIRECT_URL ?? url,
@@ -190,6 +203,7 @@ async function openPglite(dataDir: string, logger: Logger, options: OpenOptions)
     db,
     authDb: db,
     analyticsDb: db,
+    pageDb: db,
     pglite: client,
     ping: async () => {
       await client.query('select 1');

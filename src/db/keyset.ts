@@ -2,7 +2,7 @@ import { and, asc, desc, eq, sql, type Placeholder, type SQL } from 'drizzle-orm
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import { validationFailed, type ErrorDetail } from '../errors/app-error.js';
 import { DEFAULT_PAGE } from '../validation/list-input.js';
-import type { Db } from './client.js';
+import type { Database, Db } from './client.js';
 import { decodeCursor, encodeCursor, type CursorKeys, type CursorPosition, type IdKind } from './cursor.js';
 import { byShape, shapeOf } from './prepared.js';
 
@@ -130,10 +130,11 @@ export interface KeysetList<Row> {
   /**
    * The same page from a query prepared once per shape (which of the `optional` values a request
    * carries, db/prepared.ts): `filters` writes the conditions of that shape with placeholders
-   * named like the values.
+   * named like the values. A shape with no filter runs on `pageDb` (planned once: Database.pageDb),
+   * every other on `analyticsDb` (planned for its values).
    */
   preparedPage(
-    db: Db,
+    handles: Pick<Database, 'analyticsDb' | 'pageDb'>,
     keys: CursorKeys,
     args: PageArgs,
     values: Record<string, unknown>,
@@ -208,7 +209,7 @@ export function keysetList<T extends PgTable>(spec: KeysetListSpec<T>): KeysetLi
       };
       return toPage(cursorKeys, appList(name, args.appId), window, rows, count);
     },
-    async preparedPage(db, cursorKeys, args, values, optional, filters) {
+    async preparedPage(handles, cursorKeys, args, values, optional, filters) {
       const window = pageWindow(args, cursorError);
       const position = positionOfCursor(cursorKeys, args.appId, window);
       const field = window.cursor?.field;
@@ -225,11 +226,13 @@ export function keysetList<T extends PgTable>(spec: KeysetListSpec<T>): KeysetLi
         ...values,
       };
       const shape = shapeOf(all, ['afterAt', 'beforeAt', ...optional]);
+      const countShape = shapeOf(values, optional);
+      // No filter, only the cursor: the walk of the list's index is the plan for every value.
+      const db = countShape.length === 0 ? handles.pageDb : handles.analyticsDb;
       // Reading backward is a shape of its own: the same conditions, the other order.
       const key = `${name}:${window.backward ? 'back:' : ''}${shape.join(',')}`;
       const rows = (await byShape(db, key, () => pageQuery(db, window.backward, shape, filters)).execute(all)) as Row[];
       const count = async (cap: number) => {
-        const countShape = shapeOf(values, optional);
         const query = byShape(db, `${name}:count:${countShape.join(',')}`, () => countQuery(db, countShape, filters));
         const [row] = (await query.execute({ appId: args.appId, countLimit: cap + 1, ...values })) as { n: number | string }[];
         return cappedCount(row!.n, cap);

@@ -10,7 +10,7 @@ import type postgres from 'postgres';
  * run unprepared, so generated SQL of unbounded variety cannot grow every
  * connection's statement cache without limit.
  *
- * Plans are not shared: the connections run with plan_cache_mode = force_custom_plan (set
+ * Plans are not shared: the pool's connections run with plan_cache_mode = force_custom_plan (set
  * in openPostgres), so a statement is planned for its actual values every time, never with a
  * generic plan that could suit one app's data and not another's. DB_PREPARE=0 (a transaction
  * pooler) turns all of this off: postgres.js then never prepares.

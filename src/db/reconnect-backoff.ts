@@ -7,8 +7,8 @@
  * that often within a second of an outage, so a database soon back would stay unusable (and
  * requests queued on a waiting connection hang) long after. Here the wait doubles from 50 ms and
  * stops at one second, with jitter so a fleet of instances does not reconnect in step: at most
- * DB_POOL_MAX + 2 attempts a second per instance (the pool, the token lookup's connection and
- * the timeline's LISTEN connection) while the database is down, and service again within
+ * DB_POOL_MAX + DB_PAGE_POOL_MAX + 2 attempts a second per instance (the pools, the token lookup's
+ * connection and the timeline's LISTEN connection) while the database is down, and service again within
  * about a second of its return.
  */
 export const MAX_RECONNECT_DELAY_S = 1;
