@@ -32,14 +32,17 @@ const list = keysetList({ name: 'messages', table: messages, appId: messages.app
 
 const SEARCHED = [messages.userPhone, messages.providerMessageId, messages.conversationKey, messages.providerFrom, messages.providerTo] as const;
 
+/** Any of the five fields matches `pattern`, the ILIKE pattern of a short term, which the trigram index answers. */
+export function patternSearch(pattern: SQLWrapper): SQL {
+  return or(...SEARCHED.map((field) => ilike(field, pattern)))!;
+}
+
 /**
- * Any of the five fields contains the term. A short term is matched by `pattern`, an ILIKE
- * pattern the trigram index answers. With `term`, the raw term of at least GRAM characters, the
- * gram index answers first (a necessary condition) and containsText decides, the same test
- * without planning five ILIKE patterns against the columns' statistics (db/contains.ts).
+ * Any of the five fields contains `term`, a raw term of at least GRAM characters. The gram index
+ * answers first (a necessary condition) and containsText decides, the same test as ILIKE without
+ * planning five patterns against the columns' statistics (db/contains.ts).
  */
-export function searchConditions(pattern: SQLWrapper, term?: SQLWrapper): SQL[] {
-  if (!term) return [or(...SEARCHED.map((field) => ilike(field, pattern)))!];
+export function gramSearch(term: SQLWrapper): SQL[] {
   return [sql`${searchGrams} @> message_search_grams(${term}::text)`, or(...SEARCHED.map((field) => containsText(field, term)))!];
 }
 
@@ -47,8 +50,8 @@ export function searchConditions(pattern: SQLWrapper, term?: SQLWrapper): SQL[] 
 function filters(has: (name: string) => boolean): (SQL | undefined)[] {
   const conditions: (SQL | undefined)[] = [];
   for (const [name, column] of Object.entries(EQUALS)) if (has(name)) conditions.push(eq(column, p(name)));
-  if (has('searchGrams')) conditions.push(...searchConditions(p('search'), p('searchGrams')));
-  else if (has('search')) conditions.push(...searchConditions(p('search')));
+  if (has('searchGrams')) conditions.push(...gramSearch(p('searchGrams')));
+  else if (has('search')) conditions.push(patternSearch(p('search')));
   if (has('from')) conditions.push(gte(messages.createdAt, sql`${p('from')}::timestamptz`));
   if (has('to')) conditions.push(lt(messages.createdAt, sql`${p('to')}::timestamptz`));
   return conditions;
@@ -57,6 +60,7 @@ function filters(has: (name: string) => boolean): (SQL | undefined)[] {
 /** One keyset page of an app's messages, newest first. */
 export async function listMessages(ctx: RequestContext, args: MessageListArgs): Promise<Page<MessageRow>> {
   const { from, to } = dayRange(args.startDate, args.endDate);
+  const short = !!args.search && [...args.search].length < GRAM;
   const values: Record<string, unknown> = {
     // An empty filter string filters nothing.
     status: args.status || undefined,
@@ -65,9 +69,9 @@ export async function listMessages(ctx: RequestContext, args: MessageListArgs): 
     messageType: args.messageType || undefined,
     source: args.source || undefined,
     destination: args.destination || undefined,
-    search: args.search ? containsPattern(args.search) : undefined,
     // In code points, as PostgreSQL counts: a shorter term has no 5-gram to look up.
-    searchGrams: args.search && [...args.search].length >= GRAM ? args.search : undefined,
+    search: short ? containsPattern(args.search!) : undefined,
+    searchGrams: args.search && !short ? args.search : undefined,
     from: from?.toISOString(),
     to: to?.toISOString(),
   };

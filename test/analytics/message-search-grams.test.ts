@@ -1,9 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { searchConditions } from '../../src/analytics/messages.service.js';
+import { gramSearch } from '../../src/analytics/messages.service.js';
 import { messages } from '../../src/analytics/tables.js';
 import { rowsOf } from '../../src/db/raw.js';
-import { containsPattern } from '../../src/validation/list-input.js';
 import { gql, request } from '../helpers/http.js';
 import { useServer } from '../helpers/use-server.js';
 import { importRecords, message } from './fixtures.js';
@@ -90,7 +89,7 @@ describe('message search through the 5-gram index', () => {
     const query = db
       .select({ id: messages.id })
       .from(messages)
-      .where(searchConditions(sql`${containsPattern(term)}`, sql`${term}`)[0]);
+      .where(gramSearch(sql`${term}`)[0]);
     const explained = await db.transaction(async (tx) => {
       await tx.execute(sql`set local enable_seqscan = off`);
       return rowsOf<{ 'QUERY PLAN': unknown }>(await tx.execute(sql`explain (format json) ${query}`))[0];
