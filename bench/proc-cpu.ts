@@ -6,16 +6,17 @@ const TICKS = Number(spawnSync('getconf', ['CLK_TCK']).stdout?.toString().trim()
 
 /**
  * A `/proc/<pid>/stat` line: the command name (comm, between the first `(` and the last `)`,
- * which may itself hold spaces and parentheses) and utime + stime in clock ticks (the 14th and
- * 15th fields, man 5 proc).
+ * which may itself hold spaces and parentheses), utime + stime in clock ticks (the 14th and
+ * 15th fields, man 5 proc) and the start time (the 22nd), which tells a reused pid apart.
  */
-export function parseStat(stat: string): { comm: string; ticks: number } | undefined {
+export function parseStat(stat: string): { comm: string; ticks: number; start: number } | undefined {
   const open = stat.indexOf('(');
   const close = stat.lastIndexOf(')');
   if (open < 0 || close < open) return undefined;
   const fields = stat.slice(close + 2).split(' ');
   const ticks = Number(fields[11]) + Number(fields[12]);
-  return Number.isFinite(ticks) ? { comm: stat.slice(open + 1, close), ticks } : undefined;
+  const start = Number(fields[19]);
+  return Number.isFinite(ticks) && Number.isFinite(start) ? { comm: stat.slice(open + 1, close), ticks, start } : undefined;
 }
 
 const readStat = (pid: number | string) => {
@@ -43,24 +44,34 @@ export function pidsOfProcessesNamed(name: string): number[] {
   return pids.filter((pid) => readStat(pid)?.comm === name).map(Number);
 }
 
-/** CPU seconds used so far by every process whose comm is `name`; undefined where there is none or no /proc. */
-export function cpuSecondsOfProcessesNamed(name: string): number | undefined {
-  let ticks = 0;
-  let found = false;
+/** CPU seconds so far of every process whose comm is `name`, by pid and start time; undefined where there is none or no /proc. */
+export function cpuOfProcessesNamed(name: string): Map<string, number> | undefined {
+  const seconds = new Map<string, number>();
   for (const pid of pidsOfProcessesNamed(name)) {
     const stat = readStat(pid);
-    if (!stat) continue; // exited since it was listed
-    ticks += stat.ticks;
-    found = true;
+    if (stat) seconds.set(`${pid}/${stat.start}`, stat.ticks / TICKS); // else exited since it was listed
   }
-  return found ? ticks / TICKS : undefined;
+  return seconds.size > 0 ? seconds : undefined;
 }
 
 /**
- * The local PostgreSQL's CPU seconds so far: the postmaster, its background workers and every
- * backend are all named `postgres` (PostgreSQL retitles them in their command line, not their
- * comm). A round's difference is the database's own CPU, which a run's server figures leave out.
- * Backends that exit within a round take their CPU with them; the service's and the floor's
- * pools keep theirs open.
+ * CPU seconds the processes used between two readings: a process in both counts what it added,
+ * one that started in between counts all of its time. One that exited in between counts
+ * nothing: its time before the first reading was not the interval's, and a plain sum of the two
+ * readings would subtract it (another server's pool closing idle connections during a round made
+ * a round's database CPU look near zero).
  */
-export const postgresCpuSeconds = () => cpuSecondsOfProcessesNamed('postgres');
+export function cpuSecondsBetween(before: ReadonlyMap<string, number>, after: ReadonlyMap<string, number>): number {
+  let seconds = 0;
+  for (const [id, now] of after) seconds += now - (before.get(id) ?? 0);
+  return seconds;
+}
+
+/**
+ * The local PostgreSQL's processes: the postmaster, its background workers and every backend are
+ * all named `postgres` (PostgreSQL retitles them in their command line, not their comm). A
+ * round's difference (cpuSecondsBetween) is the database's own CPU, which a run's server figures
+ * leave out. Backends that exit within a round take that round's CPU with them; the service's and
+ * the floor's pools keep theirs open.
+ */
+export const postgresCpu = () => cpuOfProcessesNamed('postgres');

@@ -24,7 +24,7 @@ import postgres from 'postgres';
 import { DATA, ensureDataset, ROOT } from './dataset.js';
 import { issueToken, median, send } from './service-client.js';
 import { machine, packageVersion } from './machine.js';
-import { postgresCpuSeconds } from './proc-cpu.js';
+import { cpuSecondsBetween, postgresCpu } from './proc-cpu.js';
 import {
   ensurePeersInstalled,
   fanout,
@@ -199,13 +199,17 @@ async function runScenario(
  * request, and on PostgreSQL the database's too (its processes are not the server's).
  */
 async function measure(pin: ReturnType<typeof pinning>, server: Running, options: LoadOptions, kind: StorageKind): Promise<LoadResult> {
-  const dbCpuSeconds = kind === 'postgres' ? postgresCpuSeconds : () => undefined;
-  const before = [server.cpuSeconds(), dbCpuSeconds()];
+  const dbBefore = kind === 'postgres' ? postgresCpu() : undefined;
+  const serverBefore = server.cpuSeconds();
   const result = await load(pin, options);
-  const after = [server.cpuSeconds(), dbCpuSeconds()];
-  const perRequest = (i: number) =>
-    before[i] !== undefined && after[i] !== undefined && result.requests > 0 ? ((after[i]! - before[i]!) * 1e6) / result.requests : undefined;
-  return { ...result, cpuUs: perRequest(0), dbCpuUs: perRequest(1) };
+  const serverAfter = server.cpuSeconds();
+  const dbAfter = dbBefore && postgresCpu();
+  const perRequest = (seconds: number | undefined) => (seconds !== undefined && result.requests > 0 ? (seconds * 1e6) / result.requests : undefined);
+  return {
+    ...result,
+    cpuUs: perRequest(serverBefore !== undefined && serverAfter !== undefined ? serverAfter - serverBefore : undefined),
+    dbCpuUs: perRequest(dbBefore && dbAfter ? cpuSecondsBetween(dbBefore, dbAfter) : undefined),
+  };
 }
 
 /**

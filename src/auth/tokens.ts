@@ -84,7 +84,6 @@ export async function verifyAccessToken(
 ): Promise<AuthContext | VerifyFailure> {
   const cache = verifiedCache(keys);
   // Keyed by the token itself (a key joining the settings would copy them every request); the settings
-
   // are part of what was verified, so the same text under other settings is verified anew.
   const key = token;
   const entry = cache.get(key);
