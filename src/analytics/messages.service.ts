@@ -60,6 +60,7 @@ function filters(has: (name: string) => boolean): (SQL | undefined)[] {
 /** One keyset page of an app's messages, newest first. */
 export async function listMessages(ctx: RequestContext, args: MessageListArgs): Promise<Page<MessageRow>> {
   const { from, to } = dayRange(args.startDate, args.endDate);
+  // In code points, as PostgreSQL counts: a shorter term has no 5-gram to look up.
   const short = !!args.search && [...args.search].length < GRAM;
   const values: Record<string, unknown> = {
     // An empty filter string filters nothing.
@@ -69,7 +70,6 @@ export async function listMessages(ctx: RequestContext, args: MessageListArgs): 
     messageType: args.messageType || undefined,
     source: args.source || undefined,
     destination: args.destination || undefined,
-    // In code points, as PostgreSQL counts: a shorter term has no 5-gram to look up.
     search: short ? containsPattern(args.search!) : undefined,
     searchGrams: args.search && !short ? args.search : undefined,
     from: from?.toISOString(),
