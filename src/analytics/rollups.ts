@@ -56,12 +56,14 @@ export function rawMessagesIn(appId: string, ranges: Array<{ from: string; to: s
  * minutes (local mean time before ~1900, a few zones until the 1970s) or near a transition off
  * the hour: such buckets are read from messages instead (bucket_start says which).
  *
- * Time zone conversion is the cost here (8,640 buckets in 90 days), so it is done once per UTC
- * hour, not per bucket. An hour is `clean` when its offset does not change within it and it lies
- * within one local day: its buckets are summed straight into that day (one row per day, no
- * bucket_start), which is nearly every hour of every zone. The buckets of the other hours are
- * placed one by one: within an hour whose offset does not change (`steady`), local time is the
- * hour's local start plus the elapsed time, exactly.
+ * Time zone conversion is the cost here (8,640 buckets in 90 days), so it is done per UTC hour,
+ * not per bucket: twice, the hour's local start and end, behind an `offset 0` fence (flattened,
+ * each use of those columns repeated its conversion: seven a row). An hour is `clean` when its
+ * offset does not change within it and it lies within one local day: its buckets are summed
+ * straight into that day (one row per day, no bucket_start), which is nearly every hour of every
+ * zone. The buckets of the other hours are placed one by one: within an hour whose offset does
+ * not change (`steady`), local time is the hour's local start plus the elapsed time, exactly;
+ * that branch reads the range only when some hour is not clean (a one-time filter).
  */
 export function localBuckets(appId: string, inner: SplitRange['inner'], tz: string): SQL {
   const r = messageRollups;
@@ -71,7 +73,7 @@ export function localBuckets(appId: string, inner: SplitRange['inner'], tz: stri
   const inRange = sql`${r.appId} = ${appId} and ${r.bucketStart} >= ${inner.from}::timestamptz and ${r.bucketStart} < ${inner.to}::timestamptz`;
   return sql`
     with hours as (
-      select hour, local_start, steady,
+      select hour, local_start, local_start::date as day, steady,
              steady and local_start::date = (local_start + interval '1 hour' - interval '1 microsecond')::date as clean
       from (
         select hour, local_start, local_end - local_start = interval '1 hour' - interval '1 microsecond' as steady
@@ -79,17 +81,18 @@ export function localBuckets(appId: string, inner: SplitRange['inner'], tz: stri
           select hour, hour at time zone ${tz} as local_start, (hour + interval '1 hour' - interval '1 microsecond') at time zone ${tz} as local_end
           from generate_series(date_bin('1 hour', ${inner.from}::timestamptz, timestamptz '2000-01-01 00:00:00+00'), ${inner.to}::timestamptz,
                                interval '1 hour') as hour
+          offset 0
         ) h
       ) s
     )
     select null::timestamptz as bucket_start, sum(${r.sent}) as sent, sum(${r.delivered}) as delivered, sum(${r.read}) as read,
-           sum(${r.failed}) as failed, sum(${r.cost}) as cost, hours.local_start::date as day, true as whole
+           sum(${r.failed}) as failed, sum(${r.cost}) as cost, hours.day, true as whole
     from ${r} join hours on hours.hour = ${hourOf} and hours.clean
     where ${inRange}
-    group by hours.local_start::date
+    group by hours.day
     union all
     select ${r.bucketStart}, ${r.sent}, ${r.delivered}, ${r.read}, ${r.failed}, ${r.cost}, ${local}::date,
            hours.steady and ${local}::date = (${local} + ${bucket} - interval '1 microsecond')::date
     from ${r} join hours on hours.hour = ${hourOf} and not hours.clean
-    where ${inRange}`;
+    where ${inRange} and exists (select from hours where not clean)`;
 }

@@ -21,13 +21,13 @@ beforeAll(async () => {
 });
 
 /** The plan of the daily read over 90 New York days, with or without the read's planner settings. */
-async function plan(withSettings: boolean): Promise<string> {
+async function plan(withSettings: boolean, verbose = false): Promise<string> {
   const { db } = server.runtime.database;
   const end = new Date('2026-11-25T05:00:00Z');
   const start = new Date(end.getTime() - 90 * 86_400_000);
   return db.transaction(async (tx) => {
     if (withSettings) await tx.execute(DAILY_PLANNER_SETTINGS);
-    const rows = rowsOf<Record<string, string>>(await tx.execute(sql`explain ${dailyMetricsSql(tenant.appId, start, end, 'America/New_York')}`));
+    const rows = rowsOf<Record<string, string>>(await tx.execute(sql`explain ${sql.raw(verbose ? '(verbose)' : '')} ${dailyMetricsSql(tenant.appId, start, end, 'America/New_York')}`));
     return rows.map((row) => Object.values(row)[0]).join('\n');
   });
 }
@@ -40,6 +40,16 @@ describe('the daily metrics read', () => {
     const chosen = await plan(true);
     expect(chosen).not.toContain('Merge Join');
     expect(chosen).toContain('Hash Join');
+  });
+
+  it('converts each hour of the range to local time twice, and reads buckets one by one only when some hour needs it', async () => {
+    const lines = (await plan(true, true)).split('\n');
+    // The hours' series: its output holds the hour's local start and end, each converted once.
+    const series = lines.findIndex((line) => line.includes('Function Scan on pg_catalog.generate_series hour'));
+    expect(series).toBeGreaterThan(-1);
+    expect(lines[series + 1]!.match(/AT TIME ZONE/g)).toHaveLength(2);
+    // No New York hour of these days is split by a local midnight: the bucket-by-bucket branch is gated off.
+    expect(lines.join('\n')).toContain('One-Time Filter');
   });
 
   it('counts every bucket once, by New York day, through the REST read', async () => {
