@@ -15,11 +15,16 @@ TESTS=(
   test/auth/oauth.happy.test.ts
   test/analytics/messages.happy.test.ts
   test/scheduling/concurrency.test.ts
-  test/realtime/timeline.test.ts
+  test/realtime/timeline.happy.test.ts
+  test/realtime/timeline.security.test.ts
   test/db/concurrent-start.test.ts
 )
 
 fail() { printf '\npgbouncer check FAILED: %s\n' "$*" >&2; exit 1; }
+
+# vitest runs what matches and says nothing of a name that matches no file: a renamed test would
+# silently drop out of the check.
+for file in "${TESTS[@]}"; do [ -f "$file" ] || fail "$file does not exist (renamed? update TESTS)"; done
 
 if ! command -v pgbouncer >/dev/null 2>&1 && [ ! -x /usr/sbin/pgbouncer ]; then
   echo "installing pgbouncer"
