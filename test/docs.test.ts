@@ -13,6 +13,13 @@ const README_MAX_LINES = 300;
 /** Design notes kept beside the repository, not in it: a clone has none of them. */
 const OUTSIDE_DOCUMENTS = /\b(?:SPEC|DESIGN|PITFALLS)(?:\.md)?\b|\.\.\/shared\b/g;
 
+/**
+ * A code span that is a path in one of the repository's folders (`src/http/server.ts`,
+ * `test/faults/`): files get renamed and split, and a document naming the old path sends the
+ * reader nowhere. Installed packages (node_modules) are not the repository's.
+ */
+const REPOSITORY_PATH = /`((?:src|test|scripts|bench|migrations|docs|patches|audit|\.ci)\/[A-Za-z0-9_./-]*)`/g;
+
 /** README.md and every Markdown file under docs/. */
 function documentationFiles(dir = root): string[] {
   const files = [path.join(dir, 'README.md')];
@@ -70,6 +77,9 @@ function documentationProblems(file: string, markdown: string, repoRoot = root):
   const name = path.relative(repoRoot, file);
   // Documents the repository does not carry, linked or only named (in code spans too).
   for (const [mention] of markdown.matchAll(OUTSIDE_DOCUMENTS)) problems.push(`${name} mentions ${mention}, which is not in the repository`);
+  for (const [, named] of markdown.matchAll(REPOSITORY_PATH)) {
+    if (!named!.includes('node_modules') && !existsSync(path.join(repoRoot, named!))) problems.push(`${name} names ${named}: no such file or folder`);
+  }
   for (const target of linkTargets(markdown)) {
     if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue; // https:, mailto: …: a page on the web, not a file
     const [pathPart, anchor] = target.split('#', 2) as [string, string | undefined];
@@ -92,7 +102,7 @@ function documentationProblems(file: string, markdown: string, repoRoot = root):
 }
 
 describe('README.md and docs/', () => {
-  it('link only to files inside the repository that exist, and name no document it lacks', () => {
+  it('link only to files inside the repository that exist, name only paths it has, and no document it lacks', () => {
     const files = documentationFiles();
     expect(files.length).toBeGreaterThan(1);
     const problems = files.flatMap((file) => documentationProblems(file, readFileSync(file, 'utf8')));
@@ -138,7 +148,11 @@ describe('README.md and docs/', () => {
     expect(problems('![shot](screenshots/missing.png)')).toEqual(['docs/example.md links screenshots/missing.png: no such file']);
     expect(problems('[ref]: ./nowhere.md')).toEqual(['docs/example.md links ./nowhere.md: no such file']);
     expect(problems('[readme](../README.md#no-such-heading)')).toEqual(['docs/example.md links ../README.md#no-such-heading: no heading with that anchor in README.md']);
+    expect(problems('see `test/realtime/timeline.test.ts` and `src/gone/`')).toEqual([
+      'docs/example.md names test/realtime/timeline.test.ts: no such file or folder',
+      'docs/example.md names src/gone/: no such file or folder',
+    ]);
     // What is fine: a file of the repository, one of its headings, a page on the web, code.
-    expect(problems('[readme](../README.md#quick-start) [rest](rest.md) [web](https://example.com/x.md) `[x](../../y.md)`')).toEqual([]);
+    expect(problems('[readme](../README.md#quick-start) [rest](rest.md) [web](https://example.com/x.md) `[x](../../y.md)` `src/db/cursor.ts` `test/faults/`')).toEqual([]);
   });
 });
