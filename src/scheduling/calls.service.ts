@@ -308,7 +308,9 @@ const recordField: Record<string, string> = {
  */
 export async function updateScheduledCall(ctx: RequestContext, appId: string, id: string, input: UpdateCallInput): Promise<ScheduledCallRow> {
   if (!editableFields.some((field) => input[field] !== undefined)) {
-    throw new AppError('invalid_request', `No editable field: send at least one of ${editableFields.join(', ')}`);
+    const wanted = `send at least one of ${editableFields.join(', ')}`;
+    // The body as a whole is what falls short: its detail names no field of it (REST '', GraphQL `input`).
+    throw new AppError('invalid_request', `No editable field: ${wanted}`, { details: [{ field: '', code: 'required', message: wanted }] });
   }
   const now = ctx.runtime.clock.now();
   return writeTransaction(ctx, async (tx) => {

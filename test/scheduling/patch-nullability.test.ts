@@ -99,9 +99,9 @@ describe.each(['REST', 'GraphQL'] as const)('UpdateScheduledCallInput over %s', 
       expect(updates).toEqual([undefined, undefined, 'typo']);
     });
 
-    it('null alone is still no editable field', async () => {
+    it('null alone is still no editable field: a detail naming the body as a whole', async () => {
       const call = await bookedCall();
-      expect(await call.patch(via, { reason: null })).toMatchObject({ type: 'invalid_request' });
+      expect(await call.patch(via, { reason: null })).toEqual({ type: 'invalid_request', fields: [via === 'REST' ? '' : 'input'] });
     });
   });
 });
