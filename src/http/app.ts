@@ -14,7 +14,7 @@ import { httpMetrics } from '../observability/http-metrics.js';
 import { rateLimitRejections } from '../observability/metrics.js';
 import { tooLarge } from './body-limit.js';
 import { compressAsset, serveAsset, type CompressedAsset } from './compressed-asset.js';
-import { clientConcurrency } from './client-concurrency.js';
+import { clientConcurrency, tooManyInFlight } from './client-concurrency.js';
 import { mountDocs } from './docs.js';
 import { mountStandardOAuth } from './oauth.js';
 import { createGraphQLServer } from './graphql.js';
@@ -126,10 +126,7 @@ function requireAuth(
     if (concurrency && !concurrency.tryAcquire(clientId)) {
       ctx.logger.info({ client: clientId, limit: concurrency.limit }, 'concurrent request limit reached');
       rateLimitRejections.inc({ listener });
-      return shape(
-        new AppError('rate_limit_exceeded', `Too many requests in flight for this client: at most ${concurrency.limit} at once`, { headers: { 'Retry-After': '1' } }),
-        c,
-      );
+      return shape(tooManyInFlight(concurrency.limit), c);
     }
     try {
       const decision = await runtime.rateLimits.consume(clientId, result.quota);

@@ -1,3 +1,4 @@
+import { AppError } from '../errors/app-error.js';
 import type { Runtime } from '../runtime.js';
 
 /**
@@ -39,3 +40,7 @@ export function clientConcurrency(runtime: Runtime): ClientConcurrency {
   if (!concurrency) byRuntime.set(runtime, (concurrency = new ClientConcurrency(runtime.config.CLIENT_MAX_CONCURRENT)));
   return concurrency;
 }
+
+/** 429 for a client with `limit` requests already running; it may retry in a second. */
+export const tooManyInFlight = (limit: number) =>
+  new AppError('rate_limit_exceeded', `Too many requests in flight for this client: at most ${limit} at once`, { headers: { 'Retry-After': '1' } });

@@ -5,7 +5,7 @@ import type { Plugin } from 'graphql-yoga';
 import { AppError, validationFailed } from '../errors/app-error.js';
 import { UUID_PATTERN } from '../graphql/builder.js';
 import type { RequestContext } from '../runtime.js';
-import { clientConcurrency } from './client-concurrency.js';
+import { clientConcurrency, tooManyInFlight } from './client-concurrency.js';
 import { mapEvents } from '../graphql/map-events.js';
 
 /** The code of an error graphql-sse answers by itself (bad JSON, no query, a wrong method), by status. */
@@ -348,9 +348,7 @@ export function useGraphQLStream(endpoint: string, mask: (error: unknown) => Gra
     const clientId = ctx.auth?.clientId;
     const concurrency = clientConcurrency(ctx.runtime);
     if (clientId !== undefined && !concurrency.tryAcquire(clientId)) {
-      return refuse([
-        new AppError('rate_limit_exceeded', `Too many requests in flight for this client: at most ${concurrency.limit} at once`, { headers: { 'Retry-After': '1' } }),
-      ]);
+      return refuse([tooManyInFlight(concurrency.limit)]);
     }
     ctx.deadline = performance.now() + ctx.runtime.config.OPERATION_TIMEOUT_MS;
     try {

@@ -16,6 +16,7 @@ import { graphiqlTabs } from './graphiql-examples.js';
 import { useGraphQLStream } from './graphql-stream.js';
 import { mapEvents } from '../graphql/map-events.js';
 import { knownDocumentAnswerer, type KnownDocumentAnswerer } from './graphql-known.js';
+import { clientConcurrency, tooManyInFlight } from './client-concurrency.js';
 
 /**
  * The request's context is yoga's server context itself. yoga's `context` option would copy it
@@ -135,6 +136,38 @@ export function useCompiledExecution(): Plugin {
       if (!query) return;
       setSubscribeFn(((subArgs: ExecutionArgs) =>
         subArgs.document === args.document ? subscribeCompiled(query, subArgs) : subscribeFn(subArgs)) as typeof subscribeFn);
+    },
+  };
+}
+
+/**
+ * A query or mutation on /graphql that asked for an event stream (Accept: text/event-stream)
+ * passes the HTTP layer without an in-flight slot or a deadline: a subscription holds its request
+ * for as long as it is open, and the layer cannot tell the two apart before the document is
+ * parsed. Here, the operation known, it takes both as every other query does. Executions already
+ * bounded (JSON requests by app.ts, /graphql/stream's by its plugin) carry a deadline and are
+ * left alone. Last in the plugin list: it wraps the compiled executor, and no plugin after it can
+ * stop the execution with the slot taken.
+ */
+export function useStreamedOperationBounds(): Plugin {
+  return {
+    onExecute({ args, executeFn, setExecuteFn, setResultAndStopExecution }) {
+      const ctx = args.contextValue as unknown as RequestContext;
+      const clientId = ctx.auth?.clientId;
+      if (ctx.deadline !== undefined || clientId === undefined) return;
+      const concurrency = clientConcurrency(ctx.runtime);
+      if (!concurrency.tryAcquire(clientId)) {
+        setResultAndStopExecution({ errors: [appErrorToGraphQL(tooManyInFlight(concurrency.limit))] });
+        return;
+      }
+      ctx.deadline = performance.now() + ctx.runtime.config.OPERATION_TIMEOUT_MS;
+      setExecuteFn((async (execArgs: ExecutionArgs) => {
+        try {
+          return await executeFn(execArgs);
+        } finally {
+          concurrency.release(clientId);
+        }
+      }) as typeof executeFn);
     },
   };
 }
@@ -300,6 +333,7 @@ export function createGraphQLServer(runtime: Runtime, schema: GraphQLSchema, own
       useQueryCost(),
       useCompiledExecution(),
       useRequestErrors(schema),
+      useStreamedOperationBounds(),
     ],
     maskedErrors: { maskError },
     parserAndValidationCache: caches,

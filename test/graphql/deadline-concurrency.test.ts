@@ -98,6 +98,17 @@ describe.skipIf(!process.env.DATABASE_URL)('requests in flight per client, over 
         body: JSON.stringify({ query: '{ viewer { clientId } }' }),
       });
       expect(listed.status).toBe(429);
+      // A query answered as an event stream on /graphql is one request too, though the HTTP
+      // layer lets it pass as it would a subscription: it takes its slot when it executes.
+      const asStream = await fetch(`${server.url}/graphql`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${busy.accessToken}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+        body: JSON.stringify({ query: '{ viewer { clientId } }' }),
+      });
+      expect(asStream.headers.get('content-type')).toContain('text/event-stream');
+      const streamed = await asStream.text();
+      expect(streamed).toContain('rate_limit_exceeded');
+      expect(streamed).not.toContain('"clientId"');
       // A query sent to the stream endpoint is one request too.
       const overStream = await fetch(`${server.url}/graphql/stream`, {
         method: 'POST',
@@ -116,5 +127,40 @@ describe.skipIf(!process.env.DATABASE_URL)('requests in flight per client, over 
     // Once those ended, the slots are free again; another client was never counted with it.
     expect((await page()).status).toBe(200);
     expect((await request(`${server.url}/api/v1/analytics/${calm.appId}/templates`, { token: calm.accessToken })).status).toBe(200);
+  });
+});
+
+// A query answered as an event stream on /graphql runs under the operation deadline as any query
+// does: held on a locked table past it, its next list field is not started.
+describe.skipIf(!process.env.DATABASE_URL)('the operation deadline, on a query answered as an event stream', () => {
+  const { server } = useServer({ overrides: { OPERATION_TIMEOUT_MS: '300' } });
+  let tenant: Tenant;
+  beforeAll(async () => {
+    tenant = await server.tenant({ scopes: ['analytics:read'] });
+  });
+
+  it('stops at its next list field with service_unavailable', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const lockTaken = new Promise<void>((resolve) => (locked = resolve));
+    const holder = server.runtime.database.db.transaction(async (tx) => {
+      await tx.execute(sql`lock table templates in access exclusive mode`);
+      locked();
+      await released;
+    });
+    await lockTaken;
+    const query = `{ templates(appId: "${tenant.appId}") { nodes { templateId } } }`;
+    const answer = fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tenant.accessToken}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ query }),
+    }).then((res) => res.text());
+    await new Promise((r) => setTimeout(r, 800));
+    release();
+    await holder;
+    const text = await answer;
+    expect(text).toContain('service_unavailable');
+    expect(text).toContain('time limit of 300 ms');
   });
 });
