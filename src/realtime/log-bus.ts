@@ -18,7 +18,8 @@ const MAX_PAYLOAD = 7000;
  */
 export const FANOUT_SLICE = 100;
 
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+/** A turn of the event loop for I/O and timers, between slices of long in-memory work. */
+export const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** What every log row has: its id, its position in the log and its app. */
 export interface LogRow {

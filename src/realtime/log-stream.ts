@@ -3,10 +3,15 @@ import { AppError } from '../errors/app-error.js';
 import { sseStreamsClosedLagging } from '../observability/metrics.js';
 import type { RequestContext } from '../runtime.js';
 import type { Clock } from '../time/clock.js';
-import type { LogRow, SubscriberFilter } from './log-bus.js';
+import { FANOUT_SLICE, nextTurn, type LogRow, type SubscriberFilter } from './log-bus.js';
 
 /** Stored rows replayed per page while catching up. */
 const REPLAY_PAGE = 500;
+/**
+ * Replayed seqs kept to skip their live copy: the newest ones. A live copy of a replayed row is
+ * one committed about when the stream subscribed, at the end of the replay, never one from far back.
+ */
+const REPLAYED_KEPT = 10_000;
 
 /** What a stream closed for lag yields last: its resolver turns it into a stream_lagging error. */
 interface Lagging {
@@ -61,6 +66,7 @@ export function openLogStream<Row extends LogRow>(ctx: RequestContext, source: L
   const replay: Row[] = [];
   const replayed = new Set<number>();
   let replayFrom = afterSeq;
+  let sentSinceTurn = 0;
   let ended = false;
   let waiting: ((result: IteratorResult<Row>) => void) | undefined;
   const done = (): IteratorResult<Row> => ({ value: undefined, done: true });
@@ -143,12 +149,25 @@ export function openLogStream<Row extends LogRow>(ctx: RequestContext, source: L
     while (replayFrom !== undefined && replay.length === 0) {
       const page = await source.storedAfter(replayFrom, REPLAY_PAGE);
       replay.push(...page);
-      for (const event of page) replayed.add(event.seq);
+      for (const event of page) {
+        replayed.add(event.seq);
+        // Seqs come in increasing order, so the Set's first is the oldest.
+        if (replayed.size > REPLAYED_KEPT) replayed.delete(replayed.values().next().value!);
+      }
       replayFrom = page.length < REPLAY_PAGE ? undefined : page[page.length - 1]!.seq;
       newPage = true;
     }
     const stored = replay.shift();
-    if (stored) return [stored, newPage];
+    if (stored) {
+      // A replay is work in memory end to end when the reader keeps up (and an embedded database's
+      // query never waits on I/O): without a turn now and then it would hold the event loop for
+      // as long as it runs, every other request waiting.
+      if (++sentSinceTurn >= FANOUT_SLICE) {
+        sentSinceTurn = 0;
+        await nextTurn();
+      }
+      return [stored, newPage];
+    }
     const live = takeLive();
     if (live) return [live, true];
     if (ended) return undefined;
