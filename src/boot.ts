@@ -7,7 +7,9 @@ import { rowsOf } from './db/raw.js';
 import { registerDatabaseTimeZones } from './validation/time-zone.js';
 import type { Logger } from './log.js';
 import { EventBus } from './events/log.js';
-import { schedulePruning } from './events/prune.js';
+import { revocationPruneJob } from './auth/revocation-pruning.js';
+import { schedulePruning } from './db/pruning.js';
+import { eventPruneJob } from './events/prune.js';
 import { TimelineBus } from './realtime/timeline-bus.js';
 import type { Runtime } from './runtime.js';
 import { systemClock, type Clock } from './time/clock.js';
@@ -35,7 +37,7 @@ export async function createRuntime(config: Config, logger: Logger, options: { c
       rateLimits: new RateLimits(config, logger),
       timeline,
       events,
-      eventPruning: schedulePruning(database.db, config, clock, logger),
+      pruning: schedulePruning([eventPruneJob(database.db, config), revocationPruneJob(database.db)], clock, logger),
       keyRefresh,
       webhooks: new WebhookWorker({ database, logger, config, clock: () => clock.now() }),
     };
@@ -67,7 +69,7 @@ function watchSigningKeys(db: Runtime['database']['db'], keys: SigningKeys, conf
 
 export async function closeRuntime(runtime: Runtime): Promise<void> {
   clearInterval(runtime.keyRefresh);
-  await runtime.eventPruning.stop();
+  await runtime.pruning.stop();
   await runtime.events.close();
   // Undelivered webhooks stay in the outbox for the next start.
   await runtime.webhooks.stop();

@@ -6,7 +6,7 @@ import type { Database } from './db/client.js';
 import type { KeyClaim } from './db/idempotency.js';
 import type { Logger } from './log.js';
 import type { EventBus } from './events/log.js';
-import type { Pruning } from './events/prune.js';
+import type { Pruning } from './db/pruning.js';
 import type { TimelineBus } from './realtime/timeline-bus.js';
 import type { Clock } from './time/clock.js';
 import type { WebhookWorker } from './webhooks/worker.js';
@@ -25,8 +25,8 @@ export interface Runtime {
   timeline: TimelineBus;
   /** App event logs of every instance, for this instance's `events` and timeline subscribers (one set of stream caps). */
   events: EventBus;
-  /** Deletes events past EVENT_RETENTION_DAYS (events/prune.ts). */
-  eventPruning: Pruning;
+  /** Deletes events past EVENT_RETENTION_DAYS and revocations of expired tokens (db/pruning.ts). */
+  pruning: Pruning;
   /** Re-reads the signing keys (rotation on any instance). */
   keyRefresh: NodeJS.Timeout;
   /** Outbound webhooks and reminders; polling starts with the servers (startServers). */

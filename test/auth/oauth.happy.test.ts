@@ -1,8 +1,9 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/apps/service.js';
-import { oauthClientApps } from '../../src/auth/tables.js';
+import { pruneRevocations } from '../../src/auth/revocation-pruning.js';
+import { oauthClientApps, revokedTokens } from '../../src/auth/tables.js';
 import { request } from '../helpers/http.js';
 import { useServer } from '../helpers/use-server.js';
 
@@ -78,6 +79,19 @@ describe('POST /oauth/revoke', () => {
     expect(res.body).toEqual({ data: {}, meta: { timestamp: expect.any(String) } });
     const after = await request(`${server.url}/graphql`, { token: victim, json: { query: '{ viewer { clientId } }' } });
     expect(after.status).toBe(401);
+  });
+
+  it('revocations of expired tokens are pruned; a live token stays revoked', async () => {
+    const { db } = server.runtime.database;
+    const live = await tenant.token();
+    expect((await request(`${server.url}/api/v1/oauth/revoke`, { token: tenant.accessToken, json: { token: live } })).status).toBe(200);
+    const expired = ['pruned-1', 'pruned-2', 'pruned-3'];
+    await db.insert(revokedTokens).values(expired.map((jti) => ({ jti, clientId: tenant.clientId, expiresAt: new Date(Date.now() - 60_000) })));
+    const jti = decodeJwt(live).jti!;
+    expect(await pruneRevocations(db, new Date())).toBeGreaterThanOrEqual(expired.length);
+    const left = await db.select({ jti: revokedTokens.jti }).from(revokedTokens).where(inArray(revokedTokens.jti, [...expired, jti]));
+    expect(left).toEqual([{ jti }]);
+    expect((await request(`${server.url}/graphql`, { token: live, json: { query: '{ viewer { clientId } }' } })).status).toBe(401);
   });
 
   it('a token can revoke itself and is refused on the next request', async () => {
