@@ -7,7 +7,7 @@ import { ClientConcurrency } from '../../src/http/client-concurrency.js';
 import type { RequestContext } from '../../src/runtime.js';
 import { request } from '../helpers/http.js';
 import type { Tenant } from '../helpers/server.js';
-import { useServer } from '../helpers/use-server.js';
+import { useServer, type ServerContext } from '../helpers/use-server.js';
 
 describe('operation deadline', () => {
   const item = new GraphQLObjectType({ name: 'Item', fields: { name: { type: GraphQLString, resolve: () => 'x' } } });
@@ -45,6 +45,21 @@ describe('requests in flight per client', () => {
 
 });
 
+/** Locks the templates table until `release`; `holder` settles once the lock is let go. */
+async function lockTemplates(server: ServerContext['server']) {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let locked!: () => void;
+  const lockTaken = new Promise<void>((resolve) => (locked = resolve));
+  const holder = server.runtime.database.db.transaction(async (tx) => {
+    await tx.execute(sql`lock table templates in access exclusive mode`);
+    locked();
+    await released;
+  });
+  await lockTaken;
+  return { release, holder };
+}
+
 // Requests are held in flight by a table lock: on PostgreSQL only (embedded PGlite is one
 // connection, where the held lock would stop authentication too).
 describe.skipIf(!process.env.DATABASE_URL)('requests in flight per client, over HTTP', () => {
@@ -64,16 +79,7 @@ describe.skipIf(!process.env.DATABASE_URL)('requests in flight per client, over 
 
   it('over the limit: 429 rate_limit_exceeded with Retry-After, REST and GraphQL; another client is not refused', async () => {
     // Two requests of the busy client held in flight: the table they read is locked meanwhile.
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let locked!: () => void;
-    const lockTaken = new Promise<void>((resolve) => (locked = resolve));
-    const holder = server.runtime.database.db.transaction(async (tx) => {
-      await tx.execute(sql`lock table templates in access exclusive mode`);
-      locked();
-      await released;
-    });
-    await lockTaken;
+    const { release, holder } = await lockTemplates(server);
     const page = () => request(`${server.url}/api/v1/analytics/${busy.appId}/templates`, { token: busy.accessToken });
     const first = page();
     const second = page();
@@ -140,16 +146,7 @@ describe.skipIf(!process.env.DATABASE_URL)('the operation deadline, on a query a
   });
 
   it('stops at its next list field with service_unavailable', async () => {
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let locked!: () => void;
-    const lockTaken = new Promise<void>((resolve) => (locked = resolve));
-    const holder = server.runtime.database.db.transaction(async (tx) => {
-      await tx.execute(sql`lock table templates in access exclusive mode`);
-      locked();
-      await released;
-    });
-    await lockTaken;
+    const { release, holder } = await lockTemplates(server);
     const query = `{ templates(appId: "${tenant.appId}") { nodes { templateId } } }`;
     const answer = fetch(`${server.url}/graphql`, {
       method: 'POST',
