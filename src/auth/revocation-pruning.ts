@@ -1,6 +1,6 @@
 import { inArray, lt, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
-import { PRUNE_BATCH, PRUNE_BATCHES_PER_RUN, type PruneJob } from '../db/pruning.js';
+import { deleteInBatches, PRUNE_BATCH, PRUNE_BATCHES_PER_RUN, type PruneJob } from '../db/pruning.js';
 import { revokedTokens } from './tables.js';
 
 /**
@@ -9,14 +9,12 @@ import { revokedTokens } from './tables.js';
  * a client that issues and revokes tokens in a loop would otherwise grow the table for ever.
  */
 export async function pruneRevocations(db: Db, before: Date, batches = PRUNE_BATCHES_PER_RUN, stopped: () => boolean = () => false): Promise<number> {
-  let deleted = 0;
-  for (let i = 0; i < batches && !stopped(); i++) {
+  const deleteBatch = async () => {
     const expired = db.select({ jti: revokedTokens.jti }).from(revokedTokens).where(lt(revokedTokens.expiresAt, before)).limit(PRUNE_BATCH);
     const rows = await db.delete(revokedTokens).where(inArray(revokedTokens.jti, expired)).returning({ one: sql`1` });
-    deleted += rows.length;
-    if (rows.length < PRUNE_BATCH) break;
-  }
-  return deleted;
+    return rows.length;
+  };
+  return deleteInBatches(deleteBatch, batches, stopped);
 }
 
 export const revocationPruneJob = (db: Db): PruneJob => ({

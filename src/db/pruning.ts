@@ -14,6 +14,20 @@ export interface PruneJob {
   prune(now: Date, stopped: () => boolean): Promise<number>;
 }
 
+/**
+ * Runs `deleteBatch` (which deletes at most PRUNE_BATCH rows and returns how many) until a batch
+ * comes back short, `batches` statements ran, or `stopped()` says so; returns the rows deleted.
+ */
+export async function deleteInBatches(deleteBatch: () => Promise<number>, batches: number, stopped: () => boolean): Promise<number> {
+  let deleted = 0;
+  for (let i = 0; i < batches && !stopped(); i++) {
+    const count = await deleteBatch();
+    deleted += count;
+    if (count < PRUNE_BATCH) break;
+  }
+  return deleted;
+}
+
 export interface Pruning {
   /** Stops the schedule and waits for a run under way (it ends after its current batch). */
   stop(): Promise<void>;

@@ -1,7 +1,7 @@
 import { and, inArray, isNull, lt, sql } from 'drizzle-orm';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
-import { PRUNE_BATCH, PRUNE_BATCHES_PER_RUN, type PruneJob } from '../db/pruning.js';
+import { deleteInBatches, PRUNE_BATCH, PRUNE_BATCHES_PER_RUN, type PruneJob } from '../db/pruning.js';
 import { appEvents } from './tables.js';
 
 const DAY_MS = 86_400_000;
@@ -12,14 +12,12 @@ const DAY_MS = 86_400_000;
  * API and the events subscription show only the retention window whatever is stored.
  */
 export async function pruneEvents(db: Db, cutoff: Date, batches = PRUNE_BATCHES_PER_RUN, stopped: () => boolean = () => false): Promise<number> {
-  let deleted = 0;
-  for (let i = 0; i < batches && !stopped(); i++) {
+  const deleteBatch = async () => {
     const oldest = db.select({ id: appEvents.id }).from(appEvents).where(and(isNull(appEvents.subjectId), lt(appEvents.occurredAt, cutoff))).orderBy(appEvents.occurredAt).limit(PRUNE_BATCH);
     const rows = await db.delete(appEvents).where(inArray(appEvents.id, oldest)).returning({ one: sql`1` });
-    deleted += rows.length;
-    if (rows.length < PRUNE_BATCH) break;
-  }
-  return deleted;
+    return rows.length;
+  };
+  return deleteInBatches(deleteBatch, batches, stopped);
 }
 
 /** Events past EVENT_RETENTION_DAYS. */
