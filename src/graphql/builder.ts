@@ -3,7 +3,7 @@ import ComplexityPlugin, { ComplexityErrorKind, type ComplexityErrorFn } from '@
 import RelayPlugin from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import ZodPlugin from '@pothos/plugin-zod';
-import { Kind, type GraphQLResolveInfo } from 'graphql';
+import { Kind, valueFromASTUntyped, type GraphQLResolveInfo } from 'graphql';
 import type { Scope } from '../auth/scopes.js';
 import { AppError, validationFailed } from '../errors/app-error.js';
 import { zodIssuesToDetails } from '../errors/zod-details.js';
@@ -119,15 +119,19 @@ const dateTimeProblems: Record<InputProblem, string> = {
   range: `DateTime ${RANGE_MESSAGE}`,
 };
 
+// A real date and time with a zone: "2026-03-08", "March 8" or 2026-02-30T00:00Z are refused.
+function parseDateTime(value: unknown): Date {
+  const parsed = typeof value === 'string' ? parseInstant(value) : ({ ok: false, problem: 'format' } as const);
+  if (!parsed.ok) throw new AppError('validation_error', dateTimeProblems[parsed.problem]);
+  return parsed.value;
+}
+
 builder.scalarType('DateTime', {
   description: `An ISO 8601 instant with a zone (Z or an offset), e.g. 2026-03-08T14:00:00.000Z; years ${INPUT_YEARS.min} to ${INPUT_YEARS.max}`,
   serialize: (value) => isoInstant(value instanceof Date ? value : new Date(value)),
-  parseValue: (value) => {
-    // A real date and time with a zone: "2026-03-08", "March 8" or 2026-02-30T00:00Z are refused.
-    const parsed = typeof value === 'string' ? parseInstant(value) : ({ ok: false, problem: 'format' } as const);
-    if (!parsed.ok) throw new AppError('validation_error', dateTimeProblems[parsed.problem]);
-    return parsed.value;
-  },
+  parseValue: parseDateTime,
+  // One argument: a DateTime literal holds no variables, so graphql-jit compiles it (scalar-literals.ts).
+  parseLiteral: (ast) => parseDateTime(valueFromASTUntyped(ast)),
 });
 
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -9,6 +9,7 @@ import type { Runtime, RequestContext } from '../runtime.js';
 import { appErrorToGraphQL, toAppError } from '../graphql/errors.js';
 import { isRequestError, requestError, useRequestErrors } from '../graphql/request-errors.js';
 import { hasOrderedRootFields } from '../graphql/ordered-root-fields.js';
+import { hasVariableScalarLiterals } from '../graphql/scalar-literals.js';
 import { useQueryCost } from '../graphql/query-cost.js';
 import { loadTrustedDocuments, useTrustedDocuments } from '../graphql/trusted-documents.js';
 import { OperationLabels, useOperationMetrics } from '../observability/graphql-metrics.js';
@@ -114,7 +115,7 @@ export function useCompiledExecution(): Plugin {
     const key = operation.name?.value ?? '';
     let query = byOperation.get(key);
     if (query === undefined) {
-      const compilable = !hasOrderedRootFields(args.document, args.operationName);
+      const compilable = !hasOrderedRootFields(args.document, args.operationName) && !hasVariableScalarLiterals(args.schema, args.document);
       const result = compilable ? compileQuery(args.schema, args.document, args.operationName ?? undefined, { disablingCapturingStackErrors: true }) : null;
       query = result && isCompiledQuery(result) ? result : null;
       byOperation.set(key, query);

@@ -17,6 +17,7 @@ import { toAppError } from '../graphql/errors.js';
 import { UUID_PATTERN, validationErrorType } from '../graphql/builder.js';
 import { requiredScope } from '../graphql/field-scope.js';
 import { hasOrderedRootFields } from '../graphql/ordered-root-fields.js';
+import { hasVariableScalarLiterals } from '../graphql/scalar-literals.js';
 import { errorResponse, serverError, timestamp } from '../errors/envelope.js';
 import type { HttpEnv } from '../web/hono-env.js';
 import type { RequestContext } from '../runtime.js';
@@ -130,8 +131,8 @@ export function prepareRoute(schema: GraphQLSchema, route: RestRoute): PreparedR
     throw new Error(`REST route ${route.method} ${route.path}: root fields ${fieldName} and ${other.name.value} differ in scope or error type`);
   }
   // A route's document is ours and has one root field, so graphql-jit's ordering of several
-  // mutation fields (hasOrderedRootFields) never applies; checked anyway.
-  const compiled = hasOrderedRootFields(document) ? undefined : compileQuery(schema, document, undefined, { disablingCapturingStackErrors: true });
+  // mutation fields (hasOrderedRootFields) never applies; checked anyway, as are JSON literals.
+  const compiled = hasOrderedRootFields(document) || hasVariableScalarLiterals(schema, document) ? undefined : compileQuery(schema, document, undefined, { disablingCapturingStackErrors: true });
   const variables = variableSlots(schema, operation.variableDefinitions ?? []);
   const names = variables.map((v) => v.name);
   return {
