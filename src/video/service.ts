@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { pageSize } from '../validation/list-input.js';
 import { keysetList, type Page } from '../db/keyset.js';
@@ -275,6 +275,9 @@ export const participantJoinedArgs = z.object({
   at: optional(videoFields.at),
 });
 
+/** Participant sessions one call keeps (joins, rejoins), as many as an import may bring. */
+export const MAX_CALL_SESSIONS = 1000;
+
 /** A join opens a new session; the provider participant must not be connected already (409). */
 export function recordParticipantJoined(ctx: RequestContext, args: z.output<typeof participantJoinedArgs>): Promise<VideoCallRow> {
   const at = eventTime(ctx, args.at);
@@ -285,6 +288,12 @@ export function recordParticipantJoined(ctx: RequestContext, args: z.output<type
       .where(and(sessionOf(args, args.providerParticipantId), isNull(videoParticipants.leftAt)))
       .limit(1);
     if (connected) throw conflict(`Participant ${args.providerParticipantId} is already connected to this call`);
+    // The call row is locked: the count cannot move under this check.
+    const [{ sessions }] = (await tx
+      .select({ sessions: sql<number>`count(*)::int` })
+      .from(videoParticipants)
+      .where(and(eq(videoParticipants.appId, args.appId), eq(videoParticipants.callId, args.callId)))) as [{ sessions: number }];
+    if (sessions >= MAX_CALL_SESSIONS) throw conflict(`Video call ${args.callId} has ${MAX_CALL_SESSIONS} participant sessions, the most a call keeps`);
     const [joined] = await tx
       .insert(videoParticipants)
       .values({
@@ -338,11 +347,18 @@ export const callEndedArgs = z.object({ appId: z.uuid(), callId: videoFields.cal
 export function recordCallEnded(ctx: RequestContext, args: z.output<typeof callEndedArgs>): Promise<VideoCallRow> {
   const at = eventTime(ctx, args.at);
   return applyEvent(ctx, args, 'call_ended', at, async (tx, call) => {
-    await tx
-      .update(videoParticipants)
-      // Raw fragments take ISO text (postgres.js does not serialize a Date outside a column).
-      .set({ leftAt: sql`greatest(${at.toISOString()}::timestamptz, ${videoParticipants.joinedAt})` })
-      .where(and(eq(videoParticipants.appId, args.appId), eq(videoParticipants.callId, args.callId), isNull(videoParticipants.leftAt)));
+    const connected = and(eq(videoParticipants.appId, args.appId), eq(videoParticipants.callId, args.callId), isNull(videoParticipants.leftAt));
+    const [latest] = await tx
+      .select({ providerParticipantId: videoParticipants.providerParticipantId, joinedAt: videoParticipants.joinedAt })
+      .from(videoParticipants)
+      .where(connected)
+      .orderBy(desc(videoParticipants.joinedAt))
+      .limit(1);
+    // As a participant's own leave is: the end cannot come before a connected participant joined.
+    if (latest && at < latest.joinedAt) {
+      throw validationFailed([{ field: 'at', code: 'invalid_value', message: `must not be before the join of ${latest.providerParticipantId} at ${latest.joinedAt.toISOString()}` }]);
+    }
+    await tx.update(videoParticipants).set({ leftAt: at }).where(connected);
     // The booking this call served took place: its outcome commits with the end, or neither does.
     if (call.scheduledCallId) await completeServedCall(tx, ctx, args.appId, call.scheduledCallId, ctx.runtime.clock.now());
     return undefined;

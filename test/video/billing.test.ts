@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { billCall, billedMinutes } from '../../src/video/billing.js';
+import { billCall, billedMinutes, MAX_BILLED_MINUTES } from '../../src/video/billing.js';
 
 const now = new Date('2026-03-01T12:00:00.000Z');
 const at = (offsetMs: number) => new Date(now.getTime() + offsetMs);
@@ -39,5 +39,15 @@ describe('billCall: every session against one clock reading', () => {
 
   it('a call without participants has 0 participant minutes', () => {
     expect(billCall([], now)).toEqual({ sessions: [], participantMinutes: 0 });
+  });
+});
+
+describe('minutes saturate at the largest GraphQL Int', () => {
+  it('a session or a sum past about 4,000 years is MAX_BILLED_MINUTES, not an error', () => {
+    const ancient = { joinedAt: new Date('1000-01-01T00:00:00.000Z'), leftAt: null };
+    expect(billedMinutes(ancient, now)).toBeLessThan(MAX_BILLED_MINUTES);
+    const billed = billCall(Array.from({ length: 5 }, () => ancient), now);
+    expect(billed.participantMinutes).toBe(MAX_BILLED_MINUTES);
+    expect(billedMinutes({ joinedAt: new Date(-8.64e15), leftAt: null }, now)).toBe(MAX_BILLED_MINUTES);
   });
 });

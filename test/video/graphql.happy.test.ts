@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { gql, request } from '../helpers/http.js';
 import type { Tenant } from '../helpers/server.js';
 import { useServer } from '../helpers/use-server.js';
+import { MAX_CALL_SESSIONS } from '../../src/video/service.js';
 import { CALL, callIdOf, codeOf, contactcenter, importRecords, iso, LIST_CALLS, listedCallsTenant, participantIdOf, t0, videoCall, videoMutations } from './fixtures.js';
 
 const { server, tenant } = useServer({ tenant: { scopes: ['video:read', 'scheduling:write'] } });
@@ -215,6 +216,10 @@ describe('mutations: create and provider events', () => {
   });
 
   it('the end event moves active → ended and closes connected sessions at that instant; nothing moves after it', async () => {
+    // As a leave before its join is: an end before a connected participant joined is refused.
+    const early = await ended(t0 + 1_000);
+    expect(codeOf(early)).toBe('validation_error');
+    expect(early.body.errors?.[0]?.extensions?.details).toEqual([expect.objectContaining({ field: 'at', code: 'invalid_value', message: expect.stringMatching(/^must not be before the join of guest-1 at /) })]);
     const res = await ended(t0 + 300_000);
     const call = res.body.data.recordVideoCallEnded;
     expect(call.status).toBe('ended');
@@ -240,5 +245,27 @@ describe('mutations: create and provider events', () => {
     const fresh = await create({ presetId: 'p', contactcenter });
     callId = fresh.body.data.createVideoCall.callId;
     expect((await ended(t0)).body.data.recordVideoCallEnded).toMatchObject({ status: 'ended', participants: [] });
+  });
+});
+
+describe('participant sessions of one call', () => {
+  it('are kept up to MAX_CALL_SESSIONS: one more join is 409 and changes nothing', async () => {
+    const participants = Array.from({ length: MAX_CALL_SESSIONS }, (_, i) => ({
+      id: participantIdOf(900_000 + i),
+      providerParticipantId: `pp-${i}`,
+      role: 'participant',
+      name: 'P',
+      joinedAt: '2026-03-01T10:00:00.000Z',
+      leftAt: '2026-03-01T10:01:00.000Z',
+    }));
+    const call = videoCall(90, { status: 'active', participants, recordings: [] });
+    await importRecords(server, tenant.appId, [call]);
+    const { joined } = videoMutations(server, tenant, () => call.callId);
+    const refused = await joined('one-more', 'participant', t0);
+    expect(codeOf(refused)).toBe('conflict');
+    expect(refused.body.errors[0].message).toContain(`${MAX_CALL_SESSIONS} participant sessions`);
+    const lookup = await request(`${server.videoUrl}/api/calls/${call.callId}`, { token: tenant.accessToken });
+    expect(lookup.body.data.participants).toHaveLength(MAX_CALL_SESSIONS);
+    expect(lookup.body.data.usage.participantMinutes).toBe(MAX_CALL_SESSIONS);
   });
 });
