@@ -43,21 +43,27 @@ function pathOf(node: JsonNode, base: readonly PropertyKey[], last?: PropertyKey
   return [...base, ...keys.reverse()];
 }
 
+const NON_FINITE_MESSAGE = 'must be a finite number (out of range: larger than about 1.8e308)';
+
 /**
  * One issue per string of a JSON value, object keys included, that PostgreSQL cannot store, at
- * its path below `path`, and one where it nests deeper than MAX_JSON_DEPTH (not looked into):
+ * its path below `path`, one per number that is not finite (1e999 parses as Infinity, which
+ * would be stored as null), and one where it nests deeper than MAX_JSON_DEPTH (not looked into):
  * free-form JSON (metadata, a Flow's data) is written to jsonb as given. A loop, not recursion,
  * linear in the size of the value: a deeply nested body must neither overflow the stack here nor
  * hold the event loop (copying the path at each level would make it quadratic).
  */
-export function unstorableTextIssues(value: unknown, path: PropertyKey[] = []): { path: PropertyKey[]; message: string; code: 'invalid_format' | 'too_big' }[] {
-  const found: { path: PropertyKey[]; message: string; code: 'invalid_format' | 'too_big' }[] = [];
+export function unstorableTextIssues(value: unknown, path: PropertyKey[] = []): { path: PropertyKey[]; message: string; code: 'invalid_format' | 'invalid_value' | 'too_big' }[] {
+  const found: { path: PropertyKey[]; message: string; code: 'invalid_format' | 'invalid_value' | 'too_big' }[] = [];
   const pending: JsonNode[] = [{ value, depth: 0 }];
   for (let node = pending.pop(); node && found.length < MAX_JSON_ISSUES; node = pending.pop()) {
     const current = node.value;
     if (typeof current === 'string') {
       const message = unstorableText(current);
       if (message) found.push({ path: pathOf(node, path), message, code: 'invalid_format' });
+    } else if (typeof current === 'number') {
+      // JSON.parse reads 1e999 as Infinity, which JSON.stringify writes back as null: refused, not lost.
+      if (!Number.isFinite(current)) found.push({ path: pathOf(node, path), message: NON_FINITE_MESSAGE, code: 'invalid_value' });
     } else if (current !== null && typeof current === 'object') {
       if (node.depth >= MAX_JSON_DEPTH) {
         found.push({ path: pathOf(node, path), message: `must not nest deeper than ${MAX_JSON_DEPTH} levels`, code: 'too_big' });
@@ -87,5 +93,5 @@ export function refuseUnstorableText(value: unknown, ctx: z.core.$RefinementCtx,
   }
 }
 
-/** A free-form JSON object (metadata) PostgreSQL can store: every key and string in it. */
+/** A free-form JSON object (metadata) PostgreSQL can store: every key, string and number in it. */
 export const storableJsonObject = () => z.record(z.string(), z.unknown()).superRefine((value, ctx) => refuseUnstorableText(value, ctx));

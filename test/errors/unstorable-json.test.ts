@@ -24,6 +24,14 @@ describe('unstorableTextIssues', () => {
     expect(deep).toEqual([{ path: Array(MAX_JSON_DEPTH).fill(0), message: `must not nest deeper than ${MAX_JSON_DEPTH} levels`, code: 'too_big' }]);
   });
 
+  it('names each number that is not finite (1e999 parses as Infinity)', () => {
+    expect(unstorableTextIssues({ a: 1e308, b: [Infinity, { c: -Infinity }], d: NaN })).toEqual([
+      { path: ['b', 0], message: expect.stringMatching(/finite/), code: 'invalid_value' },
+      { path: ['b', 1, 'c'], message: expect.stringMatching(/finite/), code: 'invalid_value' },
+      { path: ['d'], message: expect.stringMatching(/finite/), code: 'invalid_value' },
+    ]);
+  });
+
   it('reports at most 50 issues of one value', () => {
     expect(unstorableTextIssues(Array.from({ length: 100_000 }, () => 'x\u0000'))).toHaveLength(50);
   });

@@ -136,3 +136,26 @@ describe('POST /messaging/{appId}/inbound: text PostgreSQL cannot store', () => 
     });
   });
 });
+
+describe('numbers JSON.parse reads as Infinity', () => {
+  // JSON.stringify would write Infinity back as null: the value would be stored changed.
+  it('1e999 inside the Flow data is 400 validation_error on its path, nothing sent', async () => {
+    const phone = newPhone();
+    await userWrote(server, tenant, phone);
+    const body = JSON.stringify(flow(phone, (b) => (b.interactive.action.parameters.flow_action_payload.data = { party: 'HUGE' }))).replace('"HUGE"', '-1e999');
+    const res = await request(`${server.url}/api/v1/messaging/${tenant.appId}/messages`, { token: tenant.accessToken, body, headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(400);
+    expectErrorEnvelope(res.body, 'validation_error');
+    expect(res.body.error.details).toContainEqual({ field: `${P}.flow_action_payload.data.party`, code: 'invalid_value', message: expect.stringMatching(/finite number/) });
+    expect(await outbound(phone)).toEqual([]);
+  });
+
+  it('1e999 in a video call\'s metadata is refused under GraphQL too', async () => {
+    const query = 'mutation($app: UUID!, $input: CreateVideoCallInput!) { createVideoCall(appId: $app, input: $input) { callId } }';
+    const contactcenter = { conversationId: 'c', ccHostOrigin: 'o', ccTargetEnv: 'e', ccLangTag: 'en', ccUsePopupAuth: false };
+    const text = JSON.stringify({ query, variables: { app: tenant.appId, input: { presetId: 'p', contactcenter, metadata: { n: 'HUGE' } } } }).replace('"HUGE"', '1e999');
+    const res = await request(`${server.url}/graphql`, { token: tenant.accessToken, body: text, headers: { 'content-type': 'application/json' } });
+    expect(res.body.errors?.[0]?.extensions).toMatchObject({ code: 'validation_error', details: [{ field: 'input.metadata.n', code: 'invalid_value' }] });
+  });
+});
+
