@@ -1,6 +1,6 @@
 import { and, inArray, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import type { ObjectRef } from '@pothos/core';
+import { brandWithType, type ObjectRef } from '@pothos/core';
 import type { Scope } from '../auth/scopes.js';
 import { AppError } from '../errors/app-error.js';
 import { builder, UUID_PATTERN, type Context } from './builder.js';
@@ -38,7 +38,14 @@ export function asNode<T extends object>(ref: ObjectRef<any, T>, source: NodeSou
   nodeTypes.add(ref.name);
   builder.nodeRef(ref as never, {
     id: { resolve: (row: T) => globalKey(source, row) },
-    loadMany: (keys: string[], ctx: Context) => loadNodes(ctx, source, keys),
+    // Branded here, as they load: Pothos brands them only after the whole batch, and another
+    // field of the operation asking for the same id is handed the cached row before that. The
+    // brand is the type's name, as Pothos writes it (its brand cannot be redefined to another value).
+    loadMany: async (keys: string[], ctx: Context) => {
+      const rows = await loadNodes(ctx, source, keys);
+      for (const row of rows) brandWithType(row, ref.name as never);
+      return rows;
+    },
   } as never);
 }
 

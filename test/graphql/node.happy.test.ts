@@ -42,6 +42,14 @@ describe('global object identification', () => {
     expect(data.nodes).toEqual([...listed.map((l) => ({ __typename: l.type, id: l.row.id })), null, { __typename: 'App', id: ids[0] }]);
   });
 
+  it('the same id asked for by several fields of one operation resolves in each', async () => {
+    for (const { type, row } of listed) {
+      const data = await tenantGql(server, tenant, 'query($id: ID!) { a: node(id: $id) { __typename id } b: node(id: $id) { __typename id } c: nodes(ids: [$id, $id]) { __typename id } }', { id: row.id });
+      const one = { __typename: type, id: row.id };
+      expect(data, type).toEqual({ a: one, b: one, c: [one, one] });
+    }
+  });
+
   it('nodes(ids:) loads one query per type, whatever the number of ids', async () => {
     const messages = await tenantGql(server, tenant, 'query($app: UUID!) { campaigns(appId: $app) { nodes { id } } }');
     const ids = Array.from({ length: 50 }, () => messages.campaigns.nodes[0].id);
