@@ -366,7 +366,11 @@ async function readFormBody(c: HonoContext<HttpEnv>, errorType: ErrorType): Prom
 
 /** Reads a JSON body; an empty body is undefined; anything unparsable is `invalidJson`. */
 export async function readJsonBody(c: HonoContext<HttpEnv>, invalidJson: ErrorType): Promise<unknown> {
-  const text = await c.req.text();
+  return parseJsonBody(await c.req.text(), invalidJson);
+}
+
+/** A body's text as JSON; an empty body is undefined; anything unparsable is `invalidJson`. */
+export function parseJsonBody(text: string, invalidJson: ErrorType): unknown {
   if (text.trim() === '') return undefined;
   try {
     return JSON.parse(text) as unknown;

@@ -6,8 +6,9 @@ import { issueToken, type ClientCredentials } from '../auth/access-tokens.js';
 import { trustedProxy } from '../config.js';
 import { AppError } from '../errors/app-error.js';
 import type { HttpEnv } from '../web/hono-env.js';
-import { readJsonBody, withMeta } from './adapter.js';
+import { parseJsonBody, withMeta } from './adapter.js';
 import { lingerOnClose } from '../web/lingering-close.js';
+import { readBodyUpTo } from '../web/read-body.js';
 
 /**
  * POST /oauth/token is the one v1 path that does not run through the schema: it authenticates
@@ -16,13 +17,17 @@ import { lingerOnClose } from '../web/lingering-close.js';
  */
 export async function tokenHandler(c: HonoContext<HttpEnv>): Promise<Response> {
   const runtime = c.get('requestContext').runtime;
-  refuseLargeBody(c);
+  if (announcesTooLarge(c.req.header('content-length'))) bodyTooLarge(c);
+  // A chunked body has no length to check beforehand: it is counted as it streams in.
+  const raw = await readBodyUpTo(c, TOKEN_BODY_MAX_BYTES);
+  if (!raw) bodyTooLarge(c);
+  const bodyText = raw.toString('utf8');
   const contentType = c.req.header('content-type') ?? '';
   let fields: Record<string, unknown> = {};
   if (contentType.includes('application/x-www-form-urlencoded')) {
-    fields = Object.fromEntries(new URLSearchParams(await c.req.text()));
+    fields = Object.fromEntries(new URLSearchParams(bodyText));
   } else {
-    const body = await readJsonBody(c, 'invalid_request');
+    const body = parseJsonBody(bodyText, 'invalid_request');
     // An empty body sent as JSON is not JSON (an invalid JSON body is invalid_request).
     if (body === undefined && contentType.includes('json')) throw new AppError('invalid_request', 'Request body is not valid JSON');
     if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
@@ -50,15 +55,15 @@ export async function tokenHandler(c: HonoContext<HttpEnv>): Promise<Response> {
 
 /**
  * A token request is a few hundred bytes; one announcing more than TOKEN_BODY_MAX_BYTES is
- * answered 413 before its body is read or parsed (the 1 MiB limit of other paths would let an
- * unauthenticated caller have a megabyte of JSON parsed per request). A chunked body is held to 1 MiB by the listener
- * and its fields to their lengths.
+ * answered 413 before its body is read or parsed, and a chunked one as soon as it passes that
+ * (the 1 MiB limit of other paths would let an unauthenticated caller have a megabyte of JSON
+ * parsed per request).
  */
 export const TOKEN_BODY_MAX_BYTES = 16 * 1024;
 
-function refuseLargeBody(c: HonoContext<HttpEnv>): void {
-  const length = c.req.header('content-length');
-  if (length === undefined || !/^\s*\d+\s*$/.test(length) || Number(length) <= TOKEN_BODY_MAX_BYTES) return;
+const announcesTooLarge = (length: string | undefined) => length !== undefined && /^\s*\d+\s*$/.test(length) && Number(length) > TOKEN_BODY_MAX_BYTES;
+
+function bodyTooLarge(c: HonoContext<HttpEnv>): never {
   // Read and dropped for a while after the answer, so the uploading client gets it rather than a reset.
   lingerOnClose((c.env as { incoming?: IncomingMessage } | undefined)?.incoming);
   throw new AppError('payload_too_large', `A token request body is at most ${TOKEN_BODY_MAX_BYTES} bytes`, { headers: { Connection: 'close' } });

@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { expectErrorEnvelope, request, requestOnce } from '../helpers/http.js';
 import { useServer } from '../helpers/use-server.js';
@@ -70,6 +71,23 @@ describe('POST /oauth/token errors', () => {
     const res = await requestOnce(`${server.url}/api/v1/oauth/token`, { headers: { 'content-type': 'application/json' }, body });
     expect(res.status).toBe(413);
     expectErrorEnvelope(res.body, 'payload_too_large');
+  });
+
+  it('413 payload_too_large for a chunked token request body once it passes 16 KiB', async () => {
+    const chunked = await new Promise<{ status: number; body: any }>((resolve, reject) => {
+      const req = httpRequest(`${server.url}/api/v1/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, agent: false }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+      });
+      req.on('error', (error: NodeJS.ErrnoException) => (error.code === 'EPIPE' || error.code === 'ECONNRESET' ? undefined : reject(error)));
+      // No Content-Length: Node sends it chunked. A valid request but for its padding.
+      req.write(`{"grant_type":"client_credentials","client_id":"${tenant.clientId}","client_secret":"${tenant.clientSecret}","pad":"`);
+      for (let i = 0; i < 30; i++) req.write('a'.repeat(1024));
+      req.end('"}');
+    });
+    expect(chunked.status).toBe(413);
+    expectErrorEnvelope(chunked.body, 'payload_too_large');
   });
 
   it('400 invalid_request for an empty body sent as JSON', async () => {
