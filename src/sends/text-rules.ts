@@ -18,6 +18,13 @@ export function characterCount(s: string): number {
 }
 
 /**
+ * UTF-16 code units one character may take, on average over a field: the longest clusters in use
+ * (a family emoji, a subdivision flag) take 11 to 14. Without it one letter carrying 300,000
+ * combining marks counted as one character and was stored at 600 KB.
+ */
+export const MAX_CODE_UNITS_PER_CHARACTER = 16;
+
+/**
  * Whether `s` has more than `max` user-perceived characters. A string of at most `max` UTF-16 code
  * units cannot have more than `max` clusters, so short strings skip segmentation.
  */

@@ -488,6 +488,18 @@ describe('invalid bodies', () => {
     expect(sendMessageSchema.safeParse(b).error?.issues[0]?.message).toBe('must be at most 20 characters');
   });
 
+  it('a character takes at most 16 code units on average: one letter with 300,000 combining marks is refused', () => {
+    const b = navigateFlow();
+    b.interactive.action.parameters.flow_cta = `B${'\u0301'.repeat(300_000)}`;
+    expect(sendMessageSchema.safeParse(b).error?.issues).toEqual([
+      expect.objectContaining({ path: ['interactive', 'action', 'parameters', 'flow_cta'], message: 'must be at most 320 UTF-16 code units (16 per character)', params: { code: 'too_long' } }),
+    ]);
+    // Long clusters within the allowance still count one each: 20 family emoji of 11 code units.
+    b.interactive.action.parameters.flow_cta = '👨‍👩‍👧‍👦'.repeat(20);
+    const lengthIssues = sendMessageSchema.safeParse(b).error?.issues.filter((i) => i.path.includes('flow_cta') && /at most/.test(i.message));
+    expect(lengthIssues).toEqual([]);
+  });
+
   it('reports all issues at once, cross-field checks included', () => {
     const b = navigateFlow();
     b.to = 'abc';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { exceedsCharacterLimit } from '../text-rules.js';
+import { exceedsCharacterLimit, MAX_CODE_UNITS_PER_CHARACTER } from '../text-rules.js';
 
 // Parts every kind's body is built from. Every issue carries a path relative to the body. Built-in
 // zod issues are mapped to API detail codes by src/errors/zod-details.ts; our own checks add
@@ -32,9 +32,13 @@ export const nonEmpty = z.string().min(1, { message: 'must not be empty' });
 /** Text shown to a person: non-empty, at most `max` user-perceived characters. */
 export function text(max: number) {
   return nonEmpty
-    .refine((s) => !exceedsCharacterLimit(s, max), {
-      message: `must be at most ${max} characters`,
-      params: { code: 'too_long' },
+    .superRefine((s, ctx) => {
+      // Code units first: a string too long in them is not segmented at all.
+      if (s.length > max * MAX_CODE_UNITS_PER_CHARACTER) {
+        ctx.addIssue(issue([], `must be at most ${max * MAX_CODE_UNITS_PER_CHARACTER} UTF-16 code units (${MAX_CODE_UNITS_PER_CHARACTER} per character)`, 'too_long'));
+      } else if (exceedsCharacterLimit(s, max)) {
+        ctx.addIssue(issue([], `must be at most ${max} characters`, 'too_long'));
+      }
     })
     // JSON Schema's maxLength counts code points, which would refuse text the API accepts: the
     // document states the limit as an extension, in the unit the API counts.
