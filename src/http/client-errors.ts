@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { maxHeaderSize, STATUS_CODES, type Server } from 'node:http';
+import { createServer, maxHeaderSize, STATUS_CODES, type IncomingMessage, type RequestListener, type Server, type ServerOptions, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { AppError } from '../errors/app-error.js';
 
@@ -39,4 +39,37 @@ export function answerClientErrors(server: Server, body: ClientErrorBody): void 
         text,
     );
   });
+}
+
+/** Writes `error` as a whole response in the listener's format, the connection closed after it. */
+function answerWith(res: ServerResponse, body: ClientErrorBody, error: AppError): void {
+  const text = JSON.stringify(body(error));
+  res.writeHead(error.status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(text),
+    'X-Request-Id': randomUUID(),
+    Connection: 'close',
+  });
+  res.end(text);
+}
+
+/**
+ * What node or the adapter refuses after parsing, with a bare status and no body: an HTTP/1.1
+ * request without Host (node's own 400, RFC 9112 3.2), a request target that is neither a path
+ * nor an absolute URL (`GET *`, the adapter's 400), an Expect other than 100-continue (node's
+ * 417). The same answers in the listener's format. For `serve`'s `createServer` option.
+ */
+export function answeringMalformedRequests(body: ClientErrorBody) {
+  return (options: ServerOptions, listener: RequestListener): Server => {
+    const server = createServer({ ...options, requireHostHeader: false }, (req: IncomingMessage, res: ServerResponse) => {
+      if (req.httpVersion === '1.1' && req.headers.host === undefined) return answerWith(res, body, new AppError('invalid_request', 'An HTTP/1.1 request needs a Host header', { status: 400 }));
+      const target = req.url ?? '';
+      if (!target.startsWith('/') && !/^https?:\/\//i.test(target)) return answerWith(res, body, new AppError('invalid_request', 'The request target must be a path', { status: 400 }));
+      return listener(req, res);
+    });
+    server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) =>
+      answerWith(res, body, new AppError('invalid_request', 'Only Expect: 100-continue is supported', { status: 417 })),
+    );
+    return server;
+  };
 }

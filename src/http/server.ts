@@ -13,7 +13,7 @@ import { mountMetrics } from '../observability/endpoint.js';
 import { httpConnectionsOpen, httpConnectionsRefused } from '../observability/metrics.js';
 import { createMainApp, createVideoApp } from './app.js';
 import { announcesTooLarge } from './body-limit.js';
-import { answerClientErrors, type ClientErrorBody } from './client-errors.js';
+import { answerClientErrors, answeringMalformedRequests, type ClientErrorBody } from './client-errors.js';
 import type { HttpEnv } from '../web/hono-env.js';
 
 export interface ListenerApps {
@@ -104,7 +104,13 @@ function listen(app: Hono<HttpEnv>, port: number, hostname: string, config: Conf
   return new Promise((resolve, reject) => {
     let capped: Hono<HttpEnv>['fetch'] = app.fetch;
     const server = serve(
-      { fetch: (...args) => capped(...args), port, hostname, serverOptions: { connectionsCheckingInterval: CHECK_INTERVAL_MS } },
+      {
+        fetch: (...args) => capped(...args),
+        port,
+        hostname,
+        serverOptions: { connectionsCheckingInterval: CHECK_INTERVAL_MS },
+        createServer: answeringMalformedRequests(errorBody) as never,
+      },
       () => resolve(server as Server),
     ) as Server;
     capped = connectionCap(server, config, listener, errorBody, app.fetch);

@@ -40,6 +40,27 @@ describe('requests the HTTP parser refuses', () => {
     expect(video.status).toBe(431);
     expect(video.body).toEqual({ ok: false, error: { type: 'invalid_request', message: expect.any(String) } });
   });
+
+  it.each([
+    ['an HTTP/1.1 request without Host', 'GET /healthz HTTP/1.1\r\n\r\n', 400],
+    ['a request target that is not a path', 'GET * HTTP/1.1\r\nHost: localhost\r\n\r\n', 400],
+    ['OPTIONS *', 'OPTIONS * HTTP/1.1\r\nHost: localhost\r\n\r\n', 400],
+    ['an Expect other than 100-continue', 'GET /healthz HTTP/1.1\r\nHost: localhost\r\nExpect: foo\r\n\r\n', 417],
+  ])('%s: the status in the envelope, with X-Request-Id, on both listeners', async (_what, bytes, status) => {
+    const res = await raw(server.url, bytes);
+    expect(res.status).toBe(status);
+    expectErrorEnvelope(res.body, 'invalid_request');
+    expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    const video = await raw(server.videoUrl, bytes);
+    expect(video.status).toBe(status);
+    expect(video.body).toEqual({ ok: false, error: { type: 'invalid_request', message: expect.any(String) } });
+  });
+
+  it('HTTP/1.0 without Host and an absolute URL still reach the routes', async () => {
+    expect((await raw(server.url, 'GET /healthz HTTP/1.0\r\n\r\n')).status).toBe(200);
+    const { host } = new URL(server.url);
+    expect((await raw(server.url, `GET http://${host}/healthz HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`)).status).toBe(200);
+  });
 });
 
 describe('the HTTP edge', () => {
