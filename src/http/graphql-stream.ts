@@ -46,6 +46,18 @@ const wakeFlow = (flow: Flow) => {
   wake?.();
 };
 
+const EVENT_STREAM = 'text/event-stream';
+
+/** Whether an Accept header admits an event stream: absent, `*\/*`, `text/*` or the type itself, not at q=0. */
+export function acceptsEventStream(accept: string | null): boolean {
+  if (accept === null || accept.trim() === '') return true;
+  return accept.split(',').some((item) => {
+    const [type = '', ...params] = item.split(';').map((part) => part.trim().toLowerCase());
+    if (params.some((param) => /^q=0(\.0{0,3})?$/.test(param.replace(/\s/g, '')))) return false;
+    return type === EVENT_STREAM || type === 'text/*' || type === '*/*';
+  });
+}
+
 /** A result's JSON length, measured once per result object: a shared one is handed to every stream that shares it. */
 const resultSizes = new WeakMap<object, number>();
 function resultSize(value: unknown): number {
@@ -417,7 +429,17 @@ export function useGraphQLStream(endpoint: string, mask: (error: unknown) => Gra
     onRequest({ request, endResponse, serverContext }) {
       if (request.url.split('?', 1)[0]!.endsWith(endpoint)) {
         contexts.set(request, serverContext as Record<string, unknown>);
-        return handler({ method: request.method, url: request.url, headers: request.headers, body: () => request.text(), raw: request, context: undefined })
+        const accept = request.headers.get('accept');
+        if (accept !== EVENT_STREAM && !acceptsEventStream(accept)) {
+          const refusal = JSON.stringify({ errors: [{ message: `${endpoint} answers with an event stream: send Accept: ${EVENT_STREAM}` }] });
+          return withCodes(new fetchAPI.Response(refusal, { status: 406, headers: { 'content-type': 'application/json; charset=utf-8' } })).then(endResponse);
+        }
+        // graphql-sse takes a request for its distinct-connections mode only when Accept is exactly
+        // text/event-stream (anything else means the single-connection mode this service does not
+        // serve, answered "Stream not found"): an Accept that admits it is passed on as that.
+        const headers = accept === EVENT_STREAM ? request.headers : new Headers(request.headers);
+        if (headers !== request.headers) headers.set('accept', EVENT_STREAM);
+        return handler({ method: request.method, url: request.url, headers, body: () => request.text(), raw: request, context: undefined })
           .then(([body, init]) =>
             !body || typeof body === 'string'
               ? new fetchAPI.Response(body, init)

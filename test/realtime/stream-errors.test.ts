@@ -53,4 +53,35 @@ describe('/graphql/stream: errors of the document and the request', () => {
     const event = JSON.parse(/data: (.*)/.exec(text)![1]!);
     expect(event.errors[0].extensions).toEqual({ code: 'forbidden' });
   });
+
+  it('an Accept that admits no event stream is 406 invalid_request; one that admits it opens the stream', async () => {
+    const body = JSON.stringify({ query: `subscription { scheduledCallEvents(appId: "${tenant.appId}") { id: eventId } }` });
+    // A query too: it answers as a one-event stream here, never "Stream not found".
+    const query = await fetch(`${server.url}/graphql/stream`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tenant.accessToken}`, 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ query: '{ viewer { clientId } }' }),
+    });
+    expect(query.status).toBe(406);
+    expect((await query.json()).errors[0].extensions.code).toBe('invalid_request');
+    const post = (accept?: string) =>
+      fetch(`${server.url}/graphql/stream`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${tenant.accessToken}`, 'content-type': 'application/json', ...(accept === undefined ? {} : { accept }) },
+        body,
+      });
+    for (const accept of ['application/json', 'text/html', 'text/event-stream;q=0, application/json']) {
+      const res = await post(accept);
+      expect(res.status, accept).toBe(406);
+      expect((await res.json()).errors[0]).toMatchObject({ message: expect.stringContaining('text/event-stream'), extensions: { code: 'invalid_request' } });
+    }
+    for (const accept of ['text/event-stream', 'text/event-stream, application/json', 'TEXT/EVENT-STREAM;charset=utf-8', '*/*', 'text/*;q=0.5']) {
+      const controller = new AbortController();
+      const res = await post(accept === '*/*' ? undefined : accept);
+      expect(res.status, accept).toBe(200);
+      expect(res.headers.get('content-type'), accept).toContain('text/event-stream');
+      controller.abort();
+      await res.body?.cancel();
+    }
+  });
 });
