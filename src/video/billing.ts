@@ -7,7 +7,10 @@ export interface Session {
 }
 
 const MINUTE_MS = 60_000;
-/** The largest GraphQL Int: minutes saturate there (about 4,000 years) rather than fail the whole call. */
+/**
+ * The largest GraphQL Int: the sum saturates there (about 4,000 years of minutes) rather than fail
+ * the whole call; a thousand sessions connected for four years each would reach it.
+ */
 export const MAX_BILLED_MINUTES = 2_147_483_647;
 
 /** Whole minutes from joinedAt to leftAt (or `now`), rounded up; never negative (a join stamped in the future bills 0). */

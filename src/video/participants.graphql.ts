@@ -30,7 +30,9 @@ const VideoParticipant = builder.objectRef<BilledParticipant>('VideoParticipant'
 
 const VideoUsage = builder.objectRef<{ participantMinutes: number }>('VideoUsage').implement({
   description: 'Usage of a call.',
-  fields: (t) => ({ participantMinutes: t.exposeInt('participantMinutes', { description: "Sum of the participants' billedMinutes." }) }),
+  fields: (t) => ({
+    participantMinutes: t.exposeInt('participantMinutes', { description: "Sum of the participants' billedMinutes, up to 2,147,483,647 (the largest Int)." }),
+  }),
 });
 
 builder.objectFields(VideoCall, (t) => ({

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { pageSize } from '../validation/list-input.js';
 import { keysetList, type Page } from '../db/keyset.js';
@@ -347,18 +347,13 @@ export const callEndedArgs = z.object({ appId: z.uuid(), callId: videoFields.cal
 export function recordCallEnded(ctx: RequestContext, args: z.output<typeof callEndedArgs>): Promise<VideoCallRow> {
   const at = eventTime(ctx, args.at);
   return applyEvent(ctx, args, 'call_ended', at, async (tx, call) => {
-    const connected = and(eq(videoParticipants.appId, args.appId), eq(videoParticipants.callId, args.callId), isNull(videoParticipants.leftAt));
-    const [latest] = await tx
-      .select({ providerParticipantId: videoParticipants.providerParticipantId, joinedAt: videoParticipants.joinedAt })
-      .from(videoParticipants)
-      .where(connected)
-      .orderBy(desc(videoParticipants.joinedAt))
-      .limit(1);
-    // As a participant's own leave is: the end cannot come before a connected participant joined.
-    if (latest && at < latest.joinedAt) {
-      throw validationFailed([{ field: 'at', code: 'invalid_value', message: `must not be before the join of ${latest.providerParticipantId} at ${latest.joinedAt.toISOString()}` }]);
-    }
-    await tx.update(videoParticipants).set({ leftAt: at }).where(connected);
+    await tx
+      .update(videoParticipants)
+      // Raw fragments take ISO text (postgres.js does not serialize a Date outside a column). A join
+      // stamped after the end (ahead by the clock skew, or delivered out of order) leaves at its
+      // join: refusing the end would leave the call active, billing, on every retry.
+      .set({ leftAt: sql`greatest(${at.toISOString()}::timestamptz, ${videoParticipants.joinedAt})` })
+      .where(and(eq(videoParticipants.appId, args.appId), eq(videoParticipants.callId, args.callId), isNull(videoParticipants.leftAt)));
     // The booking this call served took place: its outcome commits with the end, or neither does.
     if (call.scheduledCallId) await completeServedCall(tx, ctx, args.appId, call.scheduledCallId, ctx.runtime.clock.now());
     return undefined;
