@@ -9,7 +9,7 @@ import { parseBasic, sourceAddress, TOKEN_BODY_MAX_BYTES } from '../rest/token-r
 import type { Runtime } from '../runtime.js';
 import type { HttpEnv } from '../web/hono-env.js';
 import { lingerOnClose } from '../web/lingering-close.js';
-import { readBodyUpTo } from '../web/read-body.js';
+import { readTextUpTo } from '../web/read-body.js';
 
 // OAuth 2.0 as standard clients speak it, at the root of the main listener: the token endpoint
 // (RFC 6749 section 5 answers), revocation (RFC 7009) and the metadata that points at them
@@ -73,10 +73,10 @@ async function readForm(c: Context<HttpEnv>): Promise<Map<string, string>> {
   }
   const length = c.req.header('content-length');
   if (length !== undefined && /^\s*\d+\s*$/.test(length) && Number(length) > TOKEN_BODY_MAX_BYTES) throw tooLarge();
-  const body = await readBodyUpTo(c, TOKEN_BODY_MAX_BYTES);
-  if (!body) throw tooLarge();
+  const body = await readTextUpTo(c, TOKEN_BODY_MAX_BYTES);
+  if (body === undefined) throw tooLarge();
   const fields = new Map<string, string>();
-  for (const [key, value] of new URLSearchParams(body.toString('utf8'))) {
+  for (const [key, value] of new URLSearchParams(body)) {
     if (fields.has(key)) throw new OAuthError('invalid_request', 400, `${key} is given more than once`);
     // RFC 6749 3.2: a parameter sent without a value is treated as omitted.
     if (value !== '') fields.set(key, value);

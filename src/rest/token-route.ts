@@ -8,7 +8,7 @@ import { AppError } from '../errors/app-error.js';
 import type { HttpEnv } from '../web/hono-env.js';
 import { parseJsonBody, withMeta } from './adapter.js';
 import { lingerOnClose } from '../web/lingering-close.js';
-import { readBodyUpTo } from '../web/read-body.js';
+import { readTextUpTo } from '../web/read-body.js';
 
 /**
  * POST /oauth/token is the one v1 path that does not run through the schema: it authenticates
@@ -19,9 +19,8 @@ export async function tokenHandler(c: HonoContext<HttpEnv>): Promise<Response> {
   const runtime = c.get('requestContext').runtime;
   if (announcesTooLarge(c.req.header('content-length'))) bodyTooLarge(c);
   // A chunked body has no length to check beforehand: it is counted as it streams in.
-  const raw = await readBodyUpTo(c, TOKEN_BODY_MAX_BYTES);
-  if (!raw) bodyTooLarge(c);
-  const bodyText = raw.toString('utf8');
+  const bodyText = await readTextUpTo(c, TOKEN_BODY_MAX_BYTES);
+  if (bodyText === undefined) bodyTooLarge(c);
   const contentType = c.req.header('content-type') ?? '';
   let fields: Record<string, unknown> = {};
   if (contentType.includes('application/x-www-form-urlencoded')) {

@@ -73,6 +73,19 @@ describe('POST /oauth/token errors', () => {
     expectErrorEnvelope(res.body, 'payload_too_large');
   });
 
+  it('a body starting with a byte-order mark is read as without it, JSON and form alike', async () => {
+    const json = await requestOnce(`${server.url}/api/v1/oauth/token`, {
+      headers: { 'content-type': 'application/json' },
+      body: `\uFEFF${JSON.stringify({ grant_type: 'client_credentials', client_id: tenant.clientId, client_secret: tenant.clientSecret })}`,
+    });
+    expect(json.status).toBe(200);
+    const form = await request(`${server.url}/api/v1/oauth/token`, {
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `\uFEFFgrant_type=client_credentials&client_id=${encodeURIComponent(tenant.clientId)}&client_secret=${encodeURIComponent(tenant.clientSecret)}`,
+    });
+    expect(form.status).toBe(200);
+  });
+
   it('413 payload_too_large for a chunked token request body once it passes 16 KiB', async () => {
     const chunked = await new Promise<{ status: number; body: any }>((resolve, reject) => {
       const req = httpRequest(`${server.url}/api/v1/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, agent: false }, (res) => {
