@@ -211,23 +211,13 @@ async function runRoute(c: HonoContext<HttpEnv>, schema: GraphQLSchema, prepared
   // A misspelt parameter (`statuss=failed`, `reasn=...`) is refused: ignored, it would give an
   // unfiltered page, or a call cancelled without its reason.
   let unknownQuery: string[] | undefined;
-  // A parameter of one value given twice (`status=read&status=failed`): which was meant? Refused
-  // rather than the last one silently winning.
-  let repeatedQuery: string[] | undefined;
-  const seenQuery = new Set<string>();
   for (const [key, value] of query ?? []) {
     if (!prepared.queryNames.has(key)) {
       (unknownQuery ??= []).includes(key) || unknownQuery.push(key);
       continue;
     }
     const name = route.queryAliases?.[key] ?? key;
-    const single = route.singleValueQuery?.includes(name) === true;
-    if (seenQuery.has(key) && (single || !prepared.listVariables.has(name))) {
-      (repeatedQuery ??= []).includes(key) || repeatedQuery.push(key);
-      continue;
-    }
-    seenQuery.add(key);
-    if (single) {
+    if (route.singleValueQuery?.includes(name)) {
       raw[name] = value === '' ? undefined : [value];
       continue;
     }
@@ -250,14 +240,8 @@ async function runRoute(c: HonoContext<HttpEnv>, schema: GraphQLSchema, prepared
   }
   // Path and query are in: scope and app are known before the body is read or checked.
   authorizeFirst(ctx, prepared, raw);
-  if (unknownQuery || repeatedQuery) {
-    throw validationFailed(
-      [
-        ...(unknownQuery ?? []).map((key) => ({ field: key, code: 'unrecognized' as const, message: 'Unrecognized query parameter' })),
-        ...(repeatedQuery ?? []).map((key) => ({ field: key, code: 'invalid_value' as const, message: 'Given more than once; this parameter takes one value' })),
-      ],
-      prepared.rootErrorType,
-    );
+  if (unknownQuery) {
+    throw validationFailed(unknownQuery.map((key) => ({ field: key, code: 'unrecognized' as const, message: 'Unrecognized query parameter' })), prepared.rootErrorType);
   }
   let bodyVariable: string | undefined;
   if (route.body) {
