@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { GraphQLSchema } from 'graphql';
 import { cors } from 'hono/cors';
 import { Hono, type MiddlewareHandler } from 'hono';
@@ -21,12 +20,12 @@ import { createGraphQLServer } from './graphql.js';
 import { graphqlWithKey } from './graphql-idempotency.js';
 import { streamCredentials as readStreamCredentials } from './graphql-stream.js';
 import type { HttpEnv } from '../web/hono-env.js';
+import { requestIdOf } from '../web/request-id.js';
 
 /** Request id, context and access log: the first middleware of both listeners. */
 export function requestScope(runtime: Runtime): MiddlewareHandler<HttpEnv> {
   return async (c, next) => {
-    const incoming = c.req.header('x-request-id');
-    const requestId = incoming && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+    const requestId = requestIdOf(c.req.header('x-request-id'));
     const ctx = createRequestContext(runtime, requestId);
     c.set('requestId', requestId);
     c.set('requestContext', ctx);

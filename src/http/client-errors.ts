@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, maxHeaderSize, STATUS_CODES, type IncomingMessage, type RequestListener, type Server, type ServerOptions, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { AppError } from '../errors/app-error.js';
+import { requestIdOf } from '../web/request-id.js';
 
 /** How a listener writes an error body: the API's envelope, or the video host's own (errors/envelope.ts). */
 export type ClientErrorBody = (error: AppError) => unknown;
@@ -42,12 +43,14 @@ export function answerClientErrors(server: Server, body: ClientErrorBody): void 
 }
 
 /** Writes `error` as a whole response in the listener's format, the connection closed after it. */
-function answerWith(res: ServerResponse, body: ClientErrorBody, error: AppError): void {
+function answerWith(req: IncomingMessage, res: ServerResponse, body: ClientErrorBody, error: AppError): void {
   const text = JSON.stringify(body(error));
+  const incoming = req.headers['x-request-id'];
   res.writeHead(error.status, {
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': Buffer.byteLength(text),
-    'X-Request-Id': randomUUID(),
+    // The headers were read: the caller's id is kept, as on every other answer.
+    'X-Request-Id': requestIdOf(typeof incoming === 'string' ? incoming : undefined),
     Connection: 'close',
   });
   res.end(text);
@@ -62,13 +65,13 @@ function answerWith(res: ServerResponse, body: ClientErrorBody, error: AppError)
 export function answeringMalformedRequests(body: ClientErrorBody) {
   return (options: ServerOptions, listener: RequestListener): Server => {
     const server = createServer({ ...options, requireHostHeader: false }, (req: IncomingMessage, res: ServerResponse) => {
-      if (req.httpVersion === '1.1' && req.headers.host === undefined) return answerWith(res, body, new AppError('invalid_request', 'An HTTP/1.1 request needs a Host header', { status: 400 }));
+      if (req.httpVersion === '1.1' && req.headers.host === undefined) return answerWith(req, res, body, new AppError('invalid_request', 'An HTTP/1.1 request needs a Host header', { status: 400 }));
       const target = req.url ?? '';
-      if (!target.startsWith('/') && !/^https?:\/\//i.test(target)) return answerWith(res, body, new AppError('invalid_request', 'The request target must be a path', { status: 400 }));
+      if (!target.startsWith('/') && !/^https?:\/\//i.test(target)) return answerWith(req, res, body, new AppError('invalid_request', 'The request target must be a path', { status: 400 }));
       return listener(req, res);
     });
-    server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) =>
-      answerWith(res, body, new AppError('invalid_request', 'Only Expect: 100-continue is supported', { status: 417 })),
+    server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) =>
+      answerWith(req, res, body, new AppError('invalid_request', 'Only Expect: 100-continue is supported', { status: 417 })),
     );
     return server;
   };

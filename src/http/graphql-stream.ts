@@ -48,14 +48,20 @@ const wakeFlow = (flow: Flow) => {
 
 const EVENT_STREAM = 'text/event-stream';
 
-/** Whether an Accept header admits an event stream: absent, `*\/*`, `text/*` or the type itself, not at q=0. */
+/**
+ * Whether an Accept header admits an event stream: absent, or its most specific range that
+ * matches (`text/event-stream`, then `text/*`, then `*\/*`) has a quality above 0 (RFC 9110 12.5.1).
+ */
 export function acceptsEventStream(accept: string | null): boolean {
   if (accept === null || accept.trim() === '') return true;
-  return accept.split(',').some((item) => {
-    const [type = '', ...params] = item.split(';').map((part) => part.trim().toLowerCase());
-    if (params.some((param) => /^q=0(\.0{0,3})?$/.test(param.replace(/\s/g, '')))) return false;
-    return type === EVENT_STREAM || type === 'text/*' || type === '*/*';
-  });
+  const quality = new Map<string, number>();
+  for (const item of accept.split(',')) {
+    const [range = '', ...params] = item.split(';').map((part) => part.trim().toLowerCase());
+    const q = params.find((param) => param.replace(/\s/g, '').startsWith('q='));
+    quality.set(range, q === undefined ? 1 : Number(q.replace(/\s/g, '').slice(2)) || 0);
+  }
+  const q = quality.get(EVENT_STREAM) ?? quality.get('text/*') ?? quality.get('*/*');
+  return q !== undefined && q > 0;
 }
 
 /** A result's JSON length, measured once per result object: a shared one is handed to every stream that shares it. */

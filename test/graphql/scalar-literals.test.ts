@@ -17,6 +17,8 @@ describe('hasVariableScalarLiterals', () => {
   it('is false for variables given whole, for the other scalars and for input objects holding variables', () => {
     expect(has('mutation($h: JSON!) { setAgentWorkingHours(appId: "a", agentId: "b", workingHours: $h) { agentId } }')).toBe(false);
     expect(has('query($app: UUID!) { messages(appId: $app, first: 5, startDate: "2026-01-01") { limit } }')).toBe(false);
+    // DateTime and UUID literals parse without variables: they stay compiled.
+    expect(has('query { campaigns(appId: "7d4f2c0e-5b1a-4c9e-9f3d-2a6b8c1e0f42", createdFrom: "2026-01-01T00:00:00Z") { limit } }')).toBe(false);
     expect(has('mutation($app: UUID!, $cc: VideoContactCenterInput!) { createVideoCall(appId: $app, input: { presetId: "p", contactcenter: $cc }) { callId } }')).toBe(false);
   });
 });

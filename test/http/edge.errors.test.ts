@@ -56,6 +56,12 @@ describe('requests the HTTP parser refuses', () => {
     expect(video.body).toEqual({ ok: false, error: { type: 'invalid_request', message: expect.any(String) } });
   });
 
+  it("keeps the caller's X-Request-Id on such an answer, as on every other", async () => {
+    const res = await raw(server.url, 'GET * HTTP/1.1\r\nHost: localhost\r\nX-Request-Id: trace-1\r\n\r\n');
+    expect(res.status).toBe(400);
+    expect(res.headers['x-request-id']).toBe('trace-1');
+  });
+
   it('HTTP/1.0 without Host and an absolute URL still reach the routes', async () => {
     expect((await raw(server.url, 'GET /healthz HTTP/1.0\r\n\r\n')).status).toBe(200);
     const { host } = new URL(server.url);

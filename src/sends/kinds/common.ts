@@ -42,7 +42,7 @@ export function text(max: number) {
     })
     // JSON Schema's maxLength counts code points, which would refuse text the API accepts: the
     // document states the limit as an extension, in the unit the API counts.
-    .meta({ description: `At most ${max} characters (grapheme clusters).`, 'x-max-characters': max });
+    .meta({ description: `At most ${max} characters (grapheme clusters), and ${max * MAX_CODE_UNITS_PER_CHARACTER} UTF-16 code units.`, 'x-max-characters': max });
 }
 
 const phoneNumber = z.string().regex(/^\+?\d{6,20}$/, { message: 'must be a phone number of 6 to 20 digits, optionally with a leading +' });
