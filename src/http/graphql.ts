@@ -4,7 +4,7 @@ import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { createYoga, isAsyncIterable, processRegularResult, type GraphiQLOptions, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import type { Config } from '../config.js';
-import { useDocumentBudget } from '../graphql/document-budget.js';
+import { useDocumentBudget, useParseDepthGuard } from '../graphql/document-budget.js';
 import type { Runtime, RequestContext } from '../runtime.js';
 import { appErrorToGraphQL, toAppError } from '../graphql/errors.js';
 import { isRequestError, requestError, useRequestErrors } from '../graphql/request-errors.js';
@@ -330,6 +330,7 @@ export function createGraphQLServer(runtime: Runtime, schema: GraphQLSchema, own
         directives: config.GRAPHQL_MAX_DIRECTIVES,
       }),
       maxTokensPlugin({ n: config.GRAPHQL_MAX_TOKENS }),
+      useParseDepthGuard(),
       // Measured, refused over the maximum or the client's budget, and charged before any resolver runs.
       useQueryCost(),
       useCompiledExecution(),

@@ -116,3 +116,16 @@ describe('GraphQL abuse limits', () => {
     expectRefused(res, /token/i);
   });
 });
+
+describe('a literal nested past what the parser can recurse', () => {
+  // Token and size limits raised so that the parser's recursion, not the lexer, meets it first.
+  const deep = useServer({ overrides: { GRAPHQL_MAX_TOKENS: '1000000', GRAPHQL_MAX_DOCUMENT_BYTES: '1048576' }, tenant: true });
+
+  it('is a syntax error (invalid_request), not an internal error', async () => {
+    for (const [open, close] of [['[', ']'], ['{a:', '}']] as const) {
+      const res = await gql(deep.server.url, deep.tenant.accessToken, `{ __typename(x: ${open.repeat(50_000)}1${close.repeat(50_000)}) }`);
+      expect(res.body.errors?.[0]).toMatchObject({ message: expect.stringMatching(/nests too deeply/), extensions: { code: 'invalid_request' } });
+      expect(res.body.data ?? null).toBeNull();
+    }
+  });
+});
