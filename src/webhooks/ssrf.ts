@@ -116,6 +116,8 @@ export async function assertPublicUrl(raw: string, allowPrivate: boolean): Promi
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UnsafeUrlError('must use http or https');
   if (url.username || url.password) throw new UnsafeUrlError('must not carry credentials');
+  // WHATWG URL keeps an explicit :0, which no server listens on: every delivery would fail.
+  if (url.port === '0') throw new UnsafeUrlError('must not use port 0');
   if (allowPrivate) return url;
   const host = hostOf(url);
   let addresses: string[];

@@ -45,6 +45,7 @@ describe('subscriptions: validation, scopes and tenancy', () => {
     ['a non-http scheme', { url: 'ftp://example.com/hooks' }, 'url'],
     ['not a URL', { url: 'hooks here' }, 'url'],
     ['credentials in the URL', { url: 'http://user:pw@127.0.0.1/hooks' }, 'url'],
+    ['port 0', { url: 'http://127.0.0.1:0/hooks' }, 'url'],
   ])('refuses %s with validation_error on field %s', async (_name, change, field) => {
     const { tenant } = await schedulingTenant(server);
     const { SUBSCRIBE } = await import('./fixtures.js');
