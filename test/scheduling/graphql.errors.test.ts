@@ -18,6 +18,16 @@ describe('GraphQL: agents, hours, exceptions and DND', () => {
     });
     expect(codeOf(badHours)).toBe('invalid_request');
     expect(badHours.body.errors![0]!.extensions!.details.map((d: { field: string }) => d.field)).toEqual(['workingHours.mon.0.0', 'workingHours.mon.0.1']);
+    // A key that is not a day is refused, `__proto__` (which JSON.parse makes an own key) included.
+    for (const key of ['Mon', '__proto__']) {
+      const unknownDay = await a.gql(`mutation($app: UUID!, $id: UUID!, $hours: JSON!) { setAgentWorkingHours(appId: $app, agentId: $id, workingHours: $hours) { id: agentId } }`, {
+        app: tenant.appId,
+        id: agentIdOf(1),
+        hours: JSON.parse(`{"${key}": {"x": 1}, "mon": []}`),
+      });
+      expect(codeOf(unknownDay), key).toBe('invalid_request');
+      expect(unknownDay.body.errors![0]!.extensions!.details, key).toContainEqual(expect.objectContaining({ field: `workingHours.${key}` }));
+    }
     const reversed = await a.gql(
       `mutation($app: UUID!, $id: UUID!) { addDndWindow(appId: $app, agentId: $id, startUtc: "2026-03-09T05:00:00Z", endUtc: "2026-03-09T04:00:00Z") { id: windowId } }`,
       { app: tenant.appId, id: agentIdOf(1) },
