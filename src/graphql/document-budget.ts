@@ -153,8 +153,8 @@ export function useDocumentBudget(budget: DocumentBudget): Plugin {
 
 /**
  * graphql-js parses nested list and object literals by recursion: a literal nested a few thousand
- * levels deep (`[[[[…` in 20 KB) overflows the stack before the token limit stops the lexer, and
- * the RangeError became an internal error. It is the client's document: refused as a syntax error.
+ * levels deep (`[[[[…`), well under the size limit, overflows the stack before the token limit stops
+ * the lexer, and the RangeError would be an internal error. It is the client's document: refused as a syntax error.
  * Installed after the token limit, whose parse it wraps.
  */
 export function useParseDepthGuard(): Plugin {

@@ -19,8 +19,8 @@ export function characterCount(s: string): number {
 
 /**
  * UTF-16 code units one character may take, on average over a field: the longest clusters in use
- * (a family emoji, a subdivision flag) take 11 to 14. Without it one letter carrying 300,000
- * combining marks counted as one character and was stored at 600 KB.
+ * (a family emoji, a subdivision flag) take 11 to 14. Without it one letter carrying any number of
+ * combining marks would count as one character.
  */
 export const MAX_CODE_UNITS_PER_CHARACTER = 16;
 
