@@ -54,6 +54,8 @@ const matches = (processorType: string, requested: string) => {
  * The media type yoga answers a single (not streamed) result in for this Accept header, when its
  * JSON writer is the one picked; undefined when a stream's writer or none would be. yoga's own
  * rule: utf-8 types only, in the header's order reversed, the last processor that matches wins.
+ * It copies yoga's parse, q values ignored, rather than share the stream endpoint's RFC 9110 one:
+ * the fast path must pick exactly what yoga would.
  */
 export function regularMediaType(accept: string | undefined): string | undefined {
   const requested: string[] = [];

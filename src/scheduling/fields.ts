@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { pageSize, pageSizeValue } from '../validation/list-input.js';
 import { storableText, unstorableText } from '../validation/storable.js';
 import { ianaTimeZone } from '../validation/time-zone.js';
+import { refuseProtoKey } from '../validation/proto-key.js';
 import { instantString } from '../time/instant-input.js';
 import { weeklyHoursSchema } from './working-hours.js';
 
@@ -52,14 +53,7 @@ export type CallMetadata = Record<string, MetadataValue>;
 
 /** Keys 1 to 40 storable characters, at most 50 of them (a PATCH checks the count after merging). */
 function metadataObject<V extends z.ZodType>(value: V) {
-  // zod's record drops an own `__proto__` key without a word; it is refused by name instead.
-  const noProtoKey = (input: unknown, ctx: z.core.$RefinementCtx) => {
-    if (typeof input === 'object' && input !== null && Object.hasOwn(input, '__proto__')) {
-      ctx.addIssue({ code: 'custom', path: ['__proto__'], message: 'key __proto__ is not allowed', params: { code: 'invalid_value' } });
-    }
-    return input;
-  };
-  return z.preprocess(noProtoKey, z
+  return z.preprocess(refuseProtoKey('invalid_value', 'key __proto__ is not allowed'), z
     .record(z.string(), value)
     .superRefine((object, ctx) => {
       const keys = Object.keys(object);

@@ -1,5 +1,6 @@
 import { IANAZone } from 'luxon';
 import { z } from 'zod';
+import { refuseProtoKey } from '../validation/proto-key.js';
 
 export const weekdays = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
 export type Weekday = (typeof weekdays)[number];
@@ -8,15 +9,7 @@ export type Weekday = (typeof weekdays)[number];
 // local time. "24:00" may only end an interval; a missing day has no working hours.
 const startTime = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'expected HH:MM from 00:00 to 23:59');
 const endTime = z.string().regex(/^(([01]\d|2[0-3]):[0-5]\d|24:00)$/, 'expected HH:MM from 00:00 to 24:00');
-// zod's record drops an own `__proto__` key (JSON.parse makes one) without a word, where any other
-// key that is not a day is refused: refused as well, before the record sees it.
-const noProtoKey = (input: unknown, ctx: z.core.$RefinementCtx) => {
-  if (typeof input === 'object' && input !== null && Object.hasOwn(input, '__proto__')) {
-    ctx.addIssue({ code: 'custom', path: ['__proto__'], message: 'Unrecognized key: not a day (mon to sun)', params: { code: 'unrecognized' } });
-  }
-  return input;
-};
-export const weeklyHoursSchema = z.preprocess(noProtoKey, z.partialRecord(z.enum(weekdays), z.array(z.tuple([startTime, endTime]))));
+export const weeklyHoursSchema = z.preprocess(refuseProtoKey('unrecognized', 'Unrecognized key: not a day (mon to sun)'), z.partialRecord(z.enum(weekdays), z.array(z.tuple([startTime, endTime]))));
 export type WeeklyHours = z.infer<typeof weeklyHoursSchema>;
 
 /** A half-open UTC interval [startMs, endMs) in epoch milliseconds. */

@@ -91,6 +91,8 @@ describe('bounds: a clear invalid_request naming the field', () => {
     ['51 keys', { metadata: tooMany }, 'metadata', 'too_big'],
     ['a key of 41 characters', { metadata: { ['k'.repeat(41)]: 1 } }, `metadata.${'k'.repeat(41)}`, 'invalid_value'],
     ['an empty key', { metadata: { '': 1 } }, 'metadata.', 'invalid_value'],
+    // JSON.parse makes `__proto__` an own key, which a plain record would drop without a word.
+    ['a __proto__ key', { metadata: JSON.parse('{"__proto__": 1, "ok": 2}') }, 'metadata.__proto__', 'invalid_value'],
     ['a value of 501 characters', { metadata: { note: 'x'.repeat(501) } }, 'metadata.note', 'too_long'],
     ['a nested value', { metadata: { nested: { a: 1 } } }, 'metadata.nested', 'invalid_type'],
     ['a null value on create', { metadata: { gone: null } }, 'metadata.gone', 'invalid_type'],
