@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context, Hono } from 'hono';
 import { authenticateClient, issueToken, revokeTokenOf } from '../auth/access-tokens.js';
+import { TOKEN_TYPE_HINT_MAX_LENGTH } from '../auth/rest.js';
 import { scopes } from '../auth/scopes.js';
 import { oauthErrorBody } from '../errors/envelope.js';
 import { toAppError } from '../graphql/errors.js';
@@ -21,8 +22,6 @@ export const OAUTH_REVOKE_PATH = gatewayRoutes.oauthRevoke.path;
 export const OAUTH_METADATA_PATH = gatewayRoutes.oauthMetadata.path;
 export const BASIC_CHALLENGE = 'Basic realm="switchboard"';
 const AUTH_METHODS = ['client_secret_basic', 'client_secret_post'];
-/** RFC 7009 names two kinds; any other hint is no kind of token this server has. */
-const TOKEN_TYPE_HINT_MAX_LENGTH = 64;
 
 /** An RFC 6749 5.2 error: `error` is the protocol's code, `status` its HTTP status. */
 class OAuthError extends Error {

@@ -266,7 +266,7 @@ function routeOperation(schema: GraphQLSchema, route: RestRoute, host: 'main' | 
       type: 'object',
       properties: {
         ...Object.fromEntries(rest.map((v) => [v.name, v.schema])),
-        ...Object.fromEntries((route.ignoredBodyKeys ?? []).map((key) => [key, { description: 'Accepted and ignored.' }])),
+        ...Object.fromEntries(Object.entries(route.ignoredBodyKeys ?? {}).map(([key, schema]) => [key, { ...zodJsonSchema(schema), description: 'Accepted and ignored.' }])),
       },
       ...(rest.some((v) => v.required) ? { required: rest.filter((v) => v.required).map((v) => v.name) } : {}),
       // The adapter refuses any other key (`unrecognized`).

@@ -1,5 +1,6 @@
 import { scopes } from '../auth/scopes.js';
 import { APP_IDS_MAX, SCOPE_MAX_LENGTH } from '../auth/access-tokens.js';
+import { TOKEN_TYPE_HINT_MAX_LENGTH } from '../auth/rest.js';
 import { CLIENT_ID_MAX_LENGTH, CLIENT_SECRET_MAX_LENGTH } from '../auth/secrets.js';
 import type { JsonSchema } from './graphql-schema.js';
 
@@ -99,7 +100,7 @@ function revokeOperation(): Record<string, unknown> {
     requestBody: formBody(
       {
         token: { type: 'string', description: 'The access token to revoke.' },
-        token_type_hint: { type: 'string', maxLength: 64, description: 'Ignored: there is one kind of token.' },
+        token_type_hint: { type: 'string', maxLength: TOKEN_TYPE_HINT_MAX_LENGTH, description: 'Ignored: there is one kind of token.' },
         ...credentialFields,
       },
       ['token'],

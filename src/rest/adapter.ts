@@ -11,6 +11,7 @@ import {
 } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { Context as HonoContext, Hono, MiddlewareHandler } from 'hono';
+import type { z } from 'zod';
 import type { Scope } from '../auth/scopes.js';
 import { AppError, methodNotAllowedError, validationFailed, type ErrorType } from '../errors/app-error.js';
 import { toAppError } from '../graphql/errors.js';
@@ -19,6 +20,7 @@ import { requiredScope } from '../graphql/field-scope.js';
 import { hasOrderedRootFields } from '../graphql/ordered-root-fields.js';
 import { hasVariableScalarLiterals } from '../graphql/scalar-literals.js';
 import { errorResponse, serverError, timestamp } from '../errors/envelope.js';
+import { zodIssuesToDetails } from '../errors/zod-details.js';
 import type { HttpEnv } from '../web/hono-env.js';
 import type { RequestContext } from '../runtime.js';
 import type { Clock } from '../time/clock.js';
@@ -50,9 +52,10 @@ export interface RestRoute<TData = Record<string, unknown>> {
   body?: 'spread' | { variable: string } | BodyMapping;
   /**
    * Keys a 'spread' body may carry that the document does not read (RFC 7009's token_type_hint on
-   * revoke); any other key that is not one of its variables is refused as `unrecognized`.
+   * revoke), each checked by its schema and then dropped; any other key that is not one of its
+   * variables is refused as `unrecognized`.
    */
-  ignoredBodyKeys?: readonly string[];
+  ignoredBodyKeys?: Readonly<Record<string, z.ZodType>>;
   /** A 'spread' body may also come as application/x-www-form-urlencoded (RFC 7009 clients send revoke so). */
   formBody?: boolean;
   /** error.type for a body that is not JSON (it differs between endpoints). */
@@ -252,11 +255,16 @@ async function runRoute(c: HonoContext<HttpEnv>, schema: GraphQLSchema, prepared
       }
       const entries = Object.entries((body ?? {}) as Record<string, unknown>);
       // A misspelt key (`reasn`), dropped in silence, would cancel the call without its reason.
-      const unknown = entries.filter(([key]) => !prepared.bodyVariables.has(key) && !route.ignoredBodyKeys?.includes(key));
+      const ignored = route.ignoredBodyKeys ?? {};
+      const unknown = entries.filter(([key]) => !prepared.bodyVariables.has(key) && !Object.hasOwn(ignored, key));
       if (unknown.length > 0) {
         throw validationFailed(unknown.map(([key]) => ({ field: key, code: 'unrecognized' as const, message: 'Unrecognized field' })), prepared.rootErrorType);
       }
+      // Ignored, but still the kind of value the API document promises.
+      const misfits = entries.flatMap(([key, value]) => (Object.hasOwn(ignored, key) ? zodIssuesToDetails(ignored[key]!.safeParse(value).error?.issues ?? [], [key]) : []));
+      if (misfits.length > 0) throw validationFailed(misfits, prepared.rootErrorType);
       for (const [key, value] of entries) {
+        if (!prepared.bodyVariables.has(key)) continue;
         // The query's value wins, unless it is empty (`?reason=`, no value): then the body's counts.
         if (raw[key] === undefined || raw[key] === '' || !fromStrings.has(key)) {
           raw[key] = value;

@@ -187,6 +187,17 @@ describe('POST /oauth/revoke errors', () => {
     }
   });
 
+  it('400 invalid_request for a token_type_hint that is not a string of at most 64 characters; the token stays valid', async () => {
+    const kept = await tenant.token();
+    for (const [hint, code] of [[5, 'invalid_type'], [{ kind: 'access_token' }, 'invalid_type'], ['h'.repeat(65), 'too_long']] as const) {
+      const res = await revoke({ token: tenant.accessToken, json: { token: kept, token_type_hint: hint } });
+      expect(res.status, JSON.stringify(hint)).toBe(400);
+      expectErrorEnvelope(res.body, 'invalid_request');
+      expect(res.body.error.details).toEqual([{ field: 'token_type_hint', code, message: expect.any(String) }]);
+    }
+    expect((await request(`${server.url}/graphql`, { token: kept, json: { query: '{ viewer { clientId } }' } })).status).toBe(200);
+  });
+
   it('400 invalid_request for a body that is not JSON', async () => {
     const res = await revoke({ token: tenant.accessToken, body: 'token=', headers: { 'content-type': 'application/json' } });
     expect(res.status).toBe(400);
