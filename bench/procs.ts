@@ -149,6 +149,8 @@ export async function startService(dataset: Dataset, pin: Pinning, launch: Launc
     // One client drives every connection of a scenario: past the default in-flight cap (16) the
     // surplus would be answered 429 instead of measured.
     CLIENT_MAX_CONCURRENT: '1000',
+    // token_issue measures the grant itself: one client minting thousands a second, past the per-client cap.
+    TOKENS_PER_CLIENT_MINUTE: '2000000000',
     NODE_ENV: 'production',
   };
   const nodeArgs = [...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/src/main.js'];

@@ -19,7 +19,7 @@ async function serve(): Promise<void> {
   const { createLogger } = await import('../src/log.js');
   const { createFreshDatabase } = await import('../test/helpers/server.js');
   const database = process.env.DATABASE_URL ? await createFreshDatabase(process.env.DATABASE_URL) : undefined;
-  const config = loadConfig({ ...process.env, DATA_DIR: 'memory', DEMO: '0', LOG_LEVEL: 'silent', DATABASE_URL: database?.url });
+  const config = loadConfig({ ...process.env, DATA_DIR: 'memory', DEMO: '0', LOG_LEVEL: 'silent', DATABASE_URL: database?.url, TOKENS_PER_CLIENT_MINUTE: '2000000000' });
   const runtime = await createRuntime(config, createLogger(config.LOG_LEVEL));
   const servers = await startServers(runtime, { main: 0, video: 0, host: '127.0.0.1' });
   const app = await createApp(runtime.database.db, { name: 'token bench' });

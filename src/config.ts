@@ -82,6 +82,8 @@ const envSchema = z.object({
   TOKEN_FAILURES_PER_15MIN: z.coerce.number().int().min(1).default(10),
   TOKEN_FAILURES_PER_ADDRESS_15MIN: z.coerce.number().int().min(1).default(50),
   TOKEN_FAILURES_PER_CLIENT_15MIN: z.coerce.number().int().min(1).default(100),
+  // A client needs a token an hour or so per instance; this bounds how fast one can mint them (and revocations).
+  TOKENS_PER_CLIENT_MINUTE: z.coerce.number().int().min(1).default(120),
   // GraphiQL's own introspection query is 13 levels deep.
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(2).default(15),
   GRAPHQL_MAX_COMPLEXITY: z.coerce.number().int().min(10).default(2000),

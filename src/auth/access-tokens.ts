@@ -24,11 +24,9 @@ export interface ClientCredentials {
 }
 
 /** 429 for a request over a budget of failed token requests. */
-function throwIfBlocked(retryAfter: number | undefined): void {
+function throwIfBlocked(retryAfter: number | undefined, message = 'Too many failed authentication attempts'): void {
   if (retryAfter === undefined) return;
-  throw new AppError('rate_limit_exceeded', 'Too many failed authentication attempts', {
-    headers: { 'Retry-After': String(retryAfter) },
-  });
+  throw new AppError('rate_limit_exceeded', message, { headers: { 'Retry-After': String(retryAfter) } });
 }
 
 const limits = { client_id: CLIENT_ID_MAX_LENGTH, client_secret: CLIENT_SECRET_MAX_LENGTH } as const;
@@ -161,6 +159,7 @@ export async function issueToken(runtime: Runtime, input: ClientCredentials) {
   const requested = requestedNarrowing(input);
   const client = await authenticateClient(runtime, input);
   const reach = narrowed(client, requested);
+  throwIfBlocked(await runtime.rateLimits.tokenIssueRefused(client.clientId), `Too many tokens requested: at most ${runtime.config.TOKENS_PER_CLIENT_MINUTE} a minute per client`);
   const signed = await signAccessToken(runtime.keys, runtime.tokens, { clientId: client.clientId, ...reach }, runtime.clock.now());
   return { access_token: signed.token, token_type: 'Bearer' as const, expires_in: signed.expiresIn, scope: reach.scopes.join(' ') };
 }

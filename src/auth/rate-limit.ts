@@ -64,11 +64,19 @@ export class RateLimits {
   private readonly quotas = new Map<string, WindowTrio>();
   private readonly redis: Redis | undefined;
   private readonly tokenFailures: Record<'address' | 'clientAddress' | 'client', { limiter: RateLimiterAbstract; budget: number }>;
+  private readonly tokensIssued: { limiter: RateLimiterAbstract; budget: number };
 
   constructor(
     private readonly config: Pick<
       Config,
-      'REDIS_URL' | 'RATE_LIMIT_MINUTE' | 'RATE_LIMIT_HOUR' | 'RATE_LIMIT_DAY' | 'TOKEN_FAILURES_PER_15MIN' | 'TOKEN_FAILURES_PER_ADDRESS_15MIN' | 'TOKEN_FAILURES_PER_CLIENT_15MIN'
+      | 'REDIS_URL'
+      | 'RATE_LIMIT_MINUTE'
+      | 'RATE_LIMIT_HOUR'
+      | 'RATE_LIMIT_DAY'
+      | 'TOKEN_FAILURES_PER_15MIN'
+      | 'TOKEN_FAILURES_PER_ADDRESS_15MIN'
+      | 'TOKEN_FAILURES_PER_CLIENT_15MIN'
+      | 'TOKENS_PER_CLIENT_MINUTE'
     >,
     private readonly logger: Logger,
   ) {
@@ -105,6 +113,7 @@ export class RateLimits {
       clientAddress: failures('token-fail-client-addr', config.TOKEN_FAILURES_PER_15MIN),
       client: failures('token-fail-client', config.TOKEN_FAILURES_PER_CLIENT_15MIN),
     };
+    this.tokensIssued = { limiter: this.limiter('token-issue', config.TOKENS_PER_CLIENT_MINUTE, 60), budget: config.TOKENS_PER_CLIENT_MINUTE };
   }
 
   defaultQuota(): ClientQuota {
@@ -196,13 +205,27 @@ export class RateLimits {
     return retryAfterOf(refusing);
   }
 
-  /** A failure counted past its budget is a RateLimiterRes too; a store error counts as nothing. */
-  private async countFailure(limiter: RateLimiterAbstract, key: string): Promise<{ consumedPoints: number; msBeforeNext: number }> {
+  /**
+   * Counts a token about to be issued to `clientId`, whose secret is checked (so no one else can
+   * spend it); Retry-After seconds once the client has had TOKENS_PER_CLIENT_MINUTE in the last
+   * minute. Apart from the request windows: a token request changes no X-RateLimit-* count.
+   */
+  async tokenIssueRefused(clientId: string): Promise<number | undefined> {
+    const issued = await this.countOne(this.tokensIssued.limiter, clientId, 'token issue');
+    return issued.consumedPoints > this.tokensIssued.budget ? retryAfterOf([issued]) : undefined;
+  }
+
+  private countFailure(limiter: RateLimiterAbstract, key: string) {
+    return this.countOne(limiter, key, 'token failure');
+  }
+
+  /** A count past its budget is a RateLimiterRes too; a store error counts as nothing. */
+  private async countOne(limiter: RateLimiterAbstract, key: string, what: string): Promise<{ consumedPoints: number; msBeforeNext: number }> {
     try {
       return await limiter.consume(key, 1);
     } catch (rejection) {
       if (rejection instanceof RateLimiterRes) return rejection;
-      this.logger.error({ err: rejection }, 'rate limiter failure; token failure not counted');
+      this.logger.error({ err: rejection }, `rate limiter failure; ${what} not counted`);
       return { consumedPoints: 0, msBeforeNext: 0 };
     }
   }

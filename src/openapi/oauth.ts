@@ -45,7 +45,7 @@ const commonErrors = {
   '401': oauthError(['invalid_client'], 'Client authentication failed (missing, malformed, unknown or wrong credentials)', basicChallenge),
   '405': oauthError(['invalid_request'], 'Only POST'),
   '413': oauthError(['invalid_request'], 'Body over 16 KiB'),
-  '429': oauthError(['temporarily_unavailable'], 'Too many failed client authentications from this address', retryAfter),
+  '429': oauthError(['temporarily_unavailable'], 'Too many failed client authentications from this address, or (token requests) too many tokens issued to this client in the last minute', retryAfter),
   '500': oauthError(['server_error'], 'Internal failure'),
   '503': oauthError(['temporarily_unavailable'], 'The database is unavailable', retryAfter),
 };
