@@ -294,8 +294,10 @@ function eventStream(messages: AsyncGenerator<string, void, undefined>, request:
     {
       async pull(controller) {
         const { done, value } = await messages.next();
-        // Cancelled while reading: nothing more may be enqueued.
-        if ((cancelled || flow?.closed) && value == null) return;
+        // Cancelled while reading: the reader is gone, nothing more may be enqueued or closed. A
+        // stream ended from this side (shutdown, a revoked token) still sends its last frames and
+        // then ends the response.
+        if (cancelled) return;
         if (value != null) controller.enqueue(frame(value, flow));
         if (done) {
           if (flow) {
