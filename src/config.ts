@@ -74,9 +74,10 @@ const envSchema = z.object({
     .optional()
     .transform((v, ctx) => {
       const entries = v ? v.split(',').map((e) => e.trim()).filter(Boolean) : [];
-      for (const entry of entries) {
-        if (!trustedProxy(entry)) ctx.addIssue({ code: 'custom', message: `not an IP address or CIDR block: ${entry.slice(0, 64)}` });
-      }
+      // Entries are named by position: a configuration error never repeats a value.
+      entries.forEach((entry, i) => {
+        if (!trustedProxy(entry)) ctx.addIssue({ code: 'custom', message: `entry ${i + 1} is not an IP address or CIDR block` });
+      });
       return entries;
     }),
   TOKEN_FAILURES_PER_15MIN: z.coerce.number().int().min(1).default(10),

@@ -39,6 +39,7 @@ const bad: [string, Record<string, string>, RegExp][] = [
   ['SHUTDOWN_GRACE_MS over 2^31-1', { SHUTDOWN_GRACE_MS: '3000000000' }, /SHUTDOWN_GRACE_MS/],
   ['a symmetric JWT_PRIVATE_JWK', { JWT_PRIVATE_JWK: '{"kty":"oct","k":"c2VjcmV0LXNpZ25pbmcta2V5"}' }, /JWT_PRIVATE_JWK/],
   ['an RSA JWT_PRIVATE_JWK', { JWT_PRIVATE_JWK: jwk({ modulusLength: 2048 }, 'rsa') }, /JWT_PRIVATE_JWK.*EC P-256/],
+  ['a TRUSTED_PROXIES entry that is a host name', { TRUSTED_PROXIES: '10.0.0.1,my-secret-proxy-name' }, /TRUSTED_PROXIES: entry 2 is not an IP address/],
   // More JWT_PRIVATE_JWK cases, without spawning: test/auth/configured-key.test.ts.
 ];
 
@@ -66,6 +67,8 @@ describe('start-up with a bad setting', () => {
     expect((error as Error).message).toMatch(/^Invalid configuration: /);
     expect((error as Error).message).toMatch(message);
     expect((error as Error).message).not.toContain('\n');
+    // Named, never repeated: a value may be a secret.
+    for (const value of Object.values(env)) if (value.length >= 6) expect((error as Error).message).not.toContain(value.split(',').pop());
   });
 
   it.each(bad.filter(([name]) => name === 'PORT=abc' || name === 'a symmetric JWT_PRIVATE_JWK'))(
