@@ -113,7 +113,16 @@ function requireAuth(
     const ctx = c.get('requestContext');
     const presented = credentials(c);
     if (presented instanceof AppError) return shape(presented, c);
-    const result = await authenticate(runtime, presented);
+    let result: Awaited<ReturnType<typeof authenticate>>;
+    try {
+      result = await authenticate(runtime, presented);
+    } catch (error) {
+      // The token check's own failure (the database away: 503) in the listener's format, as its
+      // 401s are; a fault is left to the listener's 500.
+      const appError = toAppError(error);
+      if (!appError || appError.type === 'server_error') throw error;
+      return shape(appError, c);
+    }
     if (!result.ok) {
       return shape(new AppError('unauthorized', result.message, { headers: { 'WWW-Authenticate': bearerChallenge(result) } }), c);
     }
