@@ -150,6 +150,49 @@ export async function releaseClaim(db: Queryable, claim: KeyClaim): Promise<void
   await db.delete(idempotencyKeys).where(and(ours(claim), eq(idempotencyKeys.state, 'in_flight')));
 }
 
+/** Releases waiting to be tried again, at most: past it, a claim is left to go stale. */
+const MAX_PENDING_RELEASES = 1000;
+/** Waits between attempts (the last one repeats): fast while a dropped connection is replaced, then every 2 s. */
+const RELEASE_RETRY_MS = [50, 100, 200, 400, 800, 1600, 2000];
+let pendingReleases = 0;
+
+/**
+ * Frees a key whose request did not commit, trying again until it can. A request that failed
+ * because the database went away (or its pooled connection died under it) cannot free its key
+ * at that moment, and every retry of it would then be refused as still in progress until the
+ * claim went stale, minutes later. The first attempt is awaited; after a failure the release is
+ * tried again in the background until it succeeds or the claim would be stale anyway. A release
+ * deletes only its own claim while it is still in flight, so a late one never frees a key whose
+ * write committed.
+ */
+export async function releaseUntilDone(release: () => Promise<unknown>, logger: { warn(o: object, m: string): void; error(o: object, m: string): void }): Promise<void> {
+  try {
+    await release();
+    return;
+  } catch (error) {
+    if (pendingReleases >= MAX_PENDING_RELEASES) {
+      logger.error({ err: error }, 'could not release an idempotency key; it frees itself when its claim goes stale');
+      return;
+    }
+    logger.warn({ err: error }, 'could not release an idempotency key yet; trying again');
+  }
+  pendingReleases++;
+  const giveUpAt = Date.now() + STALE_CLAIM_MS;
+  const attempt = (n: number) => {
+    setTimeout(() => {
+      release().then(
+        () => pendingReleases--,
+        (error: unknown) => {
+          if (Date.now() < giveUpAt) return attempt(n + 1);
+          pendingReleases--;
+          logger.error({ err: error }, 'could not release an idempotency key; it frees itself when its claim goes stale');
+        },
+      );
+    }, RELEASE_RETRY_MS[Math.min(n, RELEASE_RETRY_MS.length - 1)]).unref();
+  };
+  attempt(0);
+}
+
 const byScope = (scope: KeyScope) =>
   and(eq(idempotencyKeys.appId, scope.appId), eq(idempotencyKeys.clientId, scope.clientId), eq(idempotencyKeys.key, scope.key));
 const ours = (claim: KeyClaim) => and(byScope(claim.scope), eq(idempotencyKeys.claimedAt, claim.claimedAt));

@@ -1,6 +1,6 @@
 import type { Context as HonoContext } from 'hono';
 import type { Scope } from '../auth/scopes.js';
-import { claimKey, completeClaim, KEY_HEADER, keyProblem, releaseClaim, requestHash, type KeyScope, type StoredAnswer } from '../db/idempotency.js';
+import { claimKey, completeClaim, KEY_HEADER, keyProblem, releaseClaim, releaseUntilDone, requestHash, type KeyScope, type StoredAnswer } from '../db/idempotency.js';
 import { errorResponse, serverError } from '../errors/envelope.js';
 import { AppError, conflict, validationFailed } from '../errors/app-error.js';
 import { UUID_PATTERN } from '../graphql/builder.js';
@@ -42,7 +42,7 @@ export async function runWithKey(
     response = await execute();
   } catch (error) {
     if (!claim.applied) {
-      await releaseClaim(db, claim).catch((err: unknown) => ctx.logger.error({ err }, 'could not release an idempotency key'));
+      await releaseUntilDone(() => releaseClaim(db, claim), ctx.logger);
       throw error;
     }
     response = options.answerError(error);
@@ -55,7 +55,7 @@ export async function runWithKey(
       const tooLarge = Buffer.byteLength(body) > ctx.runtime.config.IDEMPOTENCY_MAX_ANSWER_BYTES;
       await completeClaim(db, claim, tooLarge ? undefined : { status: response.status, headers: answerHeaders(response.headers), body });
     } else {
-      await releaseClaim(db, claim);
+      await releaseUntilDone(() => releaseClaim(db, claim), ctx.logger);
     }
   } catch (err) {
     // The write's own outcome stands; the key stays claimed and goes stale (a committed write never reruns).

@@ -13,7 +13,7 @@ import { approvedTemplate } from './kinds/template.js';
 import type { SendMessage } from './payloads.js';
 import { ProviderRejectedError, sendProviderOf } from './provider.js';
 import { sendDetails, type SendDetailsRow } from './tables.js';
-import { writeTransaction } from '../db/idempotency.js';
+import { releaseUntilDone, writeTransaction } from '../db/idempotency.js';
 import { actorOf, recordEvents, type Actor, type NewAppEvent } from '../events/log.js';
 
 // One service for every kind of send, REST and GraphQL alike: the window, the stored rows, the
@@ -76,7 +76,7 @@ export async function sendMessage(ctx: RequestContext, appId: string, payload: S
     });
     return { message, replayed: false };
   } catch (error) {
-    if (claim) await releaseClaim(db, claim);
+    if (claim) await releaseUntilDone(() => releaseClaim(db, claim), ctx.logger);
     if (isUniqueViolation(error, 'send_details_app_flow_token_key')) {
       throw conflict('flow_token is already used by another message of this app; every send needs a new one');
     }
