@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, gte, inArray } from 'drizzle-orm';
+import { and, asc, eq, gt, gte, inArray, max } from 'drizzle-orm';
 import type { Database, Tx } from '../db/client.js';
 import type { Logger } from '../log.js';
 import { announce, LogBus, type LogSpec } from '../realtime/log-bus.js';
@@ -58,6 +58,17 @@ export const eventLog: LogSpec<AppEventRow> = {
       .where(and(eq(appEvents.appId, appId), eq(appEvents.id, id)));
     return row;
   },
+  lastSeq: async (database) => {
+    const [row] = await database.db.select({ seq: max(appEvents.seq) }).from(appEvents);
+    return row?.seq ?? 0;
+  },
+  after: (database, appIds, afterSeq, limit) =>
+    database.db
+      .select()
+      .from(appEvents)
+      .where(and(inArray(appEvents.appId, [...appIds]), gt(appEvents.seq, afterSeq)))
+      .orderBy(asc(appEvents.seq))
+      .limit(limit),
 };
 
 /**

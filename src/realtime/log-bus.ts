@@ -40,7 +40,16 @@ export interface LogSpec<Row extends LogRow> {
   fromJson: (json: Record<string, unknown>) => Row;
   /** A row too large for its announcement, read back by id. */
   load: (database: Database, appId: string, id: string) => Promise<Row | undefined>;
+  /** The highest seq written so far (0 for an empty log). */
+  lastSeq: (database: Database) => Promise<number>;
+  /** The apps' rows after `afterSeq`, in seq order, at most `limit`. */
+  after: (database: Database, appIds: readonly string[], afterSeq: number, limit: number) => Promise<Row[]>;
 }
+
+/** Rows read per page when catching up after a reconnect. */
+const CATCH_UP_PAGE = 500;
+/** Rows one catch-up delivers at most; past that the apps' streams are ended, to resume from the store. */
+const CATCH_UP_MAX = 10_000;
 
 /** A NOTIFY payload: the row's position, its header fields beside them, and the row when it fits. */
 type Announcement = LogRow & { event?: Record<string, unknown>; [field: string]: unknown };
@@ -77,6 +86,10 @@ export class LogBus<Row extends LogRow> {
   // Notifications are dispatched one after another: a large row read back from the table, or
   // one served over several turns, is not overtaken by the next, so streams see rows in order.
   private dispatching: Promise<void> = Promise.resolve();
+  /** The highest seq announced or caught up on this instance: where a catch-up starts. */
+  private lastSeq = 0;
+  /** Rows the last catch-up delivered: their notification, should it come too, is not delivered again. */
+  private caughtUp = new Set<string>();
 
   constructor(
     readonly spec: LogSpec<Row>,
@@ -92,7 +105,16 @@ export class LogBus<Row extends LogRow> {
     };
     const listener = this.database.listener ?? this.database.pg;
     if (listener) {
-      const { unlisten } = await listener.listen(this.spec.channel, onPayload);
+      this.lastSeq = await this.spec.lastSeq(this.database);
+      // postgres.js listens again by itself after its connection drops (a restart, a failover),
+      // and calls this each time. Rows committed while it was not listening were announced to
+      // no one: they are read from the log once it listens again.
+      let listened = false;
+      const onListen = () => {
+        if (listened) this.dispatching = this.dispatching.then(() => this.catchUp());
+        listened = true;
+      };
+      const { unlisten } = await listener.listen(this.spec.channel, onPayload, onListen);
       this.stop = unlisten;
     } else if (this.database.pglite) {
       this.stop = await this.database.pglite.listen(this.spec.channel, onPayload);
@@ -125,22 +147,72 @@ export class LogBus<Row extends LogRow> {
   private async dispatch(payload: string): Promise<void> {
     try {
       const announced = JSON.parse(payload) as Announcement;
-      const ofApp = this.subscribers.get(announced.appId);
-      if (!ofApp) return;
-      // The subscribers present when the notification arrived (as before the row is loaded).
-      const interested = [...ofApp].filter((s) => s.accepts === undefined || s.accepts(announced));
-      if (interested.length === 0) return;
+      if (announced.seq > this.lastSeq) this.lastSeq = announced.seq;
+      if (this.caughtUp.delete(announced.id)) return;
       // One row for every subscriber: parsed from the payload, or (a large one) read once.
-      const row = announced.event ? this.spec.fromJson(announced.event) : await this.spec.load(this.database, announced.appId, announced.id);
-      if (!row) return;
-      for (let start = 0; start < interested.length; start += FANOUT_SLICE) {
-        if (start > 0) await nextTurn();
-        const end = Math.min(start + FANOUT_SLICE, interested.length);
-        // A subscriber gone since the notification arrived (its client closed) is skipped.
-        for (let i = start; i < end; i++) if (ofApp.has(interested[i]!)) interested[i]!.listener(row);
-      }
+      await this.deliver(announced, () =>
+        announced.event ? Promise.resolve(this.spec.fromJson(announced.event)) : this.spec.load(this.database, announced.appId, announced.id),
+      );
     } catch (error) {
       this.logger.error({ err: error, channel: this.spec.channel }, 'log notification could not be dispatched');
+    }
+  }
+
+  /** Hands a row to the app's subscribers that take its header; the row is only read when one does. */
+  private async deliver(announced: Announcement, read: () => Promise<Row | undefined>): Promise<void> {
+    const ofApp = this.subscribers.get(announced.appId);
+    if (!ofApp) return;
+    // The subscribers present when the row arrived (as before the row is loaded).
+    const interested = [...ofApp].filter((s) => s.accepts === undefined || s.accepts(announced));
+    if (interested.length === 0) return;
+    const row = await read();
+    if (!row) return;
+    for (let start = 0; start < interested.length; start += FANOUT_SLICE) {
+      if (start > 0) await nextTurn();
+      const end = Math.min(start + FANOUT_SLICE, interested.length);
+      // A subscriber gone since the row arrived (its client closed) is skipped.
+      for (let i = start; i < end; i++) if (ofApp.has(interested[i]!)) interested[i]!.listener(row);
+    }
+  }
+
+  /**
+   * After listening again: the rows of the apps with subscribers here committed since the last
+   * one seen, in log order. Their notifications, should some arrive as well, are skipped. Past
+   * CATCH_UP_MAX rows those apps' streams are ended instead; a client resumes from the store.
+   */
+  private async catchUp(): Promise<void> {
+    const apps = [...this.subscribers.keys()];
+    this.caughtUp.clear();
+    if (apps.length === 0) return;
+    let delivered = 0;
+    try {
+      for (let page: Row[] = []; delivered < CATCH_UP_MAX; ) {
+        page = await this.spec.after(this.database, apps, this.lastSeq, CATCH_UP_PAGE);
+        for (const row of page) {
+          this.lastSeq = Math.max(this.lastSeq, row.seq);
+          this.caughtUp.add(row.id);
+          await this.deliver({ ...this.spec.header(row), id: row.id, seq: row.seq, appId: row.appId }, () => Promise.resolve(row));
+        }
+        delivered += page.length;
+        if (page.length < CATCH_UP_PAGE) break;
+      }
+      if (delivered >= CATCH_UP_MAX) this.endStreamsOf(apps);
+      if (delivered > 0) this.logger.info({ channel: this.spec.channel, rows: delivered }, 'log rows committed while not listening delivered');
+    } catch (error) {
+      // The log could not be read: end those streams, so no client waits on rows it will not get.
+      this.logger.error({ err: error, channel: this.spec.channel }, 'log catch-up failed; ending the streams it concerned');
+      this.endStreamsOf(apps);
+    }
+  }
+
+  private endStreamsOf(appIds: readonly string[]): void {
+    for (const appId of appIds) {
+      const ofApp = this.subscribers.get(appId);
+      if (!ofApp) continue;
+      this.subscribers.delete(appId);
+      this.count -= ofApp.size;
+      for (const subscriber of ofApp) subscriber.end();
+      ofApp.clear();
     }
   }
 
