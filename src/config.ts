@@ -39,6 +39,10 @@ const envSchema = z.object({
   DB_PAGE_POOL_MAX: z.coerce.number().int().min(0).max(200).default(DEFAULT_PAGE_POOL_MAX),
   // postgres.js prepared statements break behind PgBouncer-style transaction poolers: 0 turns them off.
   DB_PREPARE: z.enum(['0', '1']).default('1').transform((v) => v === '1'),
+  // Statements of the service's pools cancelled past this (a lock held elsewhere, a stalled
+  // database): a request gets 503 instead of waiting, and its connection goes back to the pool.
+  // 0: none. The CLI (seeds, imports) runs without it.
+  DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(2_147_483_647).default(20_000),
   REDIS_URL: z.string().optional(),
   DEMO: z.enum(['0', '1']).default('1').transform((v) => v === '1'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -65,7 +65,8 @@ async function main(argv: string[]): Promise<number> {
     const config = loadConfig();
     // Logs go to stderr so stdout carries only the result.
     const logger = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, 2);
-    runtime = await createRuntime(config, logger);
+    // A seed or an import may rightly run one statement for minutes: no statement timeout here.
+    runtime = await createRuntime({ ...config, DB_STATEMENT_TIMEOUT_MS: 0 }, logger);
     const result = await commands[key]!(runtime, rest);
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;

@@ -96,7 +96,7 @@ export interface OpenOptions {
 }
 
 export type StorageConfig = Pick<Config, 'DATABASE_URL' | 'DATA_DIR' | 'DB_POOL_MAX' | 'DB_PREPARE'> &
-  Partial<Pick<Config, 'DATABASE_DIRECT_URL' | 'DATABASE_REPLICA_URL' | 'DB_PAGE_POOL_MAX'>>;
+  Partial<Pick<Config, 'DATABASE_DIRECT_URL' | 'DATABASE_REPLICA_URL' | 'DB_PAGE_POOL_MAX' | 'DB_STATEMENT_TIMEOUT_MS'>>;
 
 export async function openDatabase(config: StorageConfig, logger: Logger, options: OpenOptions = {}): Promise<Database> {
   if (config.DATABASE_URL) return openPostgres(config.DATABASE_URL, config, logger);
@@ -104,6 +104,7 @@ export async function openDatabase(config: StorageConfig, logger: Logger, option
 }
 
 function openPostgres(url: string, config: StorageConfig, logger: Logger): Database {
+  const statementTimeout = config.DB_STATEMENT_TIMEOUT_MS ? { statement_timeout: config.DB_STATEMENT_TIMEOUT_MS } : {};
   const client = (max: number, planCacheMode: 'force_custom_plan' | 'force_generic_plan', at = url) => {
     const sql = postgres(at, {
       max,
@@ -114,8 +115,8 @@ function openPostgres(url: string, config: StorageConfig, logger: Logger): Datab
       // How prepared statements are planned (see prepared-statements.ts), and no JIT: the reads
       // are short, and a plan whose estimate counts a branch it never runs would be compiled for
       // far longer than it runs. Only with prepared statements: poolers (DB_PREPARE=0) refuse
-      // unknown startup parameters (docs/operations.md: set jit per role).
-      ...(config.DB_PREPARE ? { connection: { plan_cache_mode: planCacheMode, jit: 'off' } } : {}),
+      // unknown startup parameters (docs/operations.md: set jit and statement_timeout per role).
+      ...(config.DB_PREPARE ? { connection: { plan_cache_mode: planCacheMode, jit: 'off', ...statementTimeout } } : {}),
     });
     if (config.DB_PREPARE) preferPreparedStatements(sql);
     return sql;

@@ -38,6 +38,8 @@ export function excludedSet<T extends Table, K extends keyof T['_']['columns'] &
 /** Input PostgreSQL cannot store in text: NUL (22021) or a character outside UTF-8 (22P05). */
 export const UNSTORABLE_TEXT = new Set(['22021', '22P05']);
 
+export const QUERY_CANCELED = '57014';
+
 const CONNECTION_CODES = new Set([
   // postgres.js
   'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT',
@@ -45,6 +47,8 @@ const CONNECTION_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND',
   // SQLSTATE: connection exceptions and operator intervention (server shutting down or starting)
   '08000', '08001', '08003', '08004', '08006', '57P01', '57P02', '57P03',
+  // A statement cancelled (DB_STATEMENT_TIMEOUT_MS, or by an operator): the database did not answer in time.
+  QUERY_CANCELED,
 ]);
 
 /** Whether an error means the database cannot be reached right now (503, not 500). */

@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import { isConnectionError, pgErrorCode, UNSTORABLE_TEXT } from '../db/raw.js';
+import { isConnectionError, pgErrorCode, QUERY_CANCELED, UNSTORABLE_TEXT } from '../db/raw.js';
 import { AppError } from '../errors/app-error.js';
 import { coercionDetail } from './variables.js';
 
@@ -20,7 +20,10 @@ export function toAppError(error: unknown): AppError | undefined {
       details: [{ field: '', code: 'invalid_value', message: 'must not contain NUL (\\u0000) characters' }],
     });
   }
-  if (isConnectionError(cause)) return new AppError('service_unavailable', 'The database is unavailable; retry shortly', { headers: { 'Retry-After': '1' } });
+  if (isConnectionError(cause)) {
+    const message = pgErrorCode(cause) === QUERY_CANCELED ? 'The database did not answer in time; retry shortly' : 'The database is unavailable; retry shortly';
+    return new AppError('service_unavailable', message, { headers: { 'Retry-After': '1' } });
+  }
   return undefined;
 }
 
