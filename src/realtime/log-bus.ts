@@ -48,8 +48,17 @@ export interface LogSpec<Row extends LogRow> {
 
 /** Rows read per page when catching up after a reconnect. */
 const CATCH_UP_PAGE = 500;
-/** Rows one catch-up delivers at most; past that the apps' streams are ended, to resume from the store. */
+/** Rows one catch-up delivers at most; with more, the apps' streams are interrupted, to resume from the store. */
 const CATCH_UP_MAX = 10_000;
+/**
+ * How far below the highest seq seen a catch-up reads again. A seq is taken when a row is
+ * written, not when it commits, so a row may commit (unannounced, in the gap) after a higher
+ * one was announced; and the highest seen may already be a row announced after the reconnect,
+ * before the catch-up starts. Rows read again that were delivered are recognized by their seq.
+ */
+const CATCH_UP_OVERLAP = 20_000;
+/** Seqs of delivered rows remembered, so a catch-up never delivers one twice: the overlap's worth and more. */
+const DELIVERED_KEPT = 2 * CATCH_UP_OVERLAP;
 
 /** A NOTIFY payload: the row's position, its header fields beside them, and the row when it fits. */
 type Announcement = LogRow & { event?: Record<string, unknown>; [field: string]: unknown };
@@ -73,7 +82,8 @@ export interface SubscriberFilter {
 
 interface Subscriber<Row> extends SubscriberFilter {
   listener: (row: Row) => void;
-  end: () => void;
+  /** `interrupted`: the bus may have missed rows of the app; the stream ends so its client resumes from the store. */
+  end: (interrupted?: boolean) => void;
 }
 
 /** One LISTEN per instance and log, fanned out to the subscribers of this instance. */
@@ -86,10 +96,12 @@ export class LogBus<Row extends LogRow> {
   // Notifications are dispatched one after another: a large row read back from the table, or
   // one served over several turns, is not overtaken by the next, so streams see rows in order.
   private dispatching: Promise<void> = Promise.resolve();
-  /** The highest seq announced or caught up on this instance: where a catch-up starts. */
+  /** The highest seq announced or caught up on this instance: a catch-up starts CATCH_UP_OVERLAP below it. */
   private lastSeq = 0;
-  /** Rows the last catch-up delivered: their notification, should it come too, is not delivered again. */
-  private caughtUp = new Set<string>();
+  /** The highest seq when the bus started: rows up to it were written before, never caught up. */
+  private startSeq = 0;
+  /** The seqs of the latest rows handled (DELIVERED_KEPT of them, oldest first out). */
+  private readonly handled = new Set<number>();
 
   constructor(
     readonly spec: LogSpec<Row>,
@@ -105,7 +117,7 @@ export class LogBus<Row extends LogRow> {
     };
     const listener = this.database.listener ?? this.database.pg;
     if (listener) {
-      this.lastSeq = await this.spec.lastSeq(this.database);
+      this.startSeq = this.lastSeq = await this.spec.lastSeq(this.database);
       // postgres.js listens again by itself after its connection drops (a restart, a failover),
       // and calls this each time. Rows committed while it was not listening were announced to
       // no one: they are read from the log once it listens again.
@@ -126,7 +138,7 @@ export class LogBus<Row extends LogRow> {
   }
 
   /** Listens for one app's rows (those `accepts` takes); `end` is called when the bus closes. */
-  subscribeTo(filter: SubscriberFilter, listener: (row: Row) => void, end: () => void): () => void {
+  subscribeTo(filter: SubscriberFilter, listener: (row: Row) => void, end: (interrupted?: boolean) => void): () => void {
     if (this.closed) {
       end();
       return () => {};
@@ -147,8 +159,8 @@ export class LogBus<Row extends LogRow> {
   private async dispatch(payload: string): Promise<void> {
     try {
       const announced = JSON.parse(payload) as Announcement;
-      if (announced.seq > this.lastSeq) this.lastSeq = announced.seq;
-      if (this.caughtUp.delete(announced.id)) return;
+      // Caught up already (it committed before the catch-up read it), or announced twice.
+      if (!this.firstTime(announced.seq)) return;
       // One row for every subscriber: parsed from the payload, or (a large one) read once.
       await this.deliver(announced, () =>
         announced.event ? Promise.resolve(this.spec.fromJson(announced.event)) : this.spec.load(this.database, announced.appId, announced.id),
@@ -175,43 +187,53 @@ export class LogBus<Row extends LogRow> {
     }
   }
 
+  /** Records a row as handled; false when it was already (a seq names one row). */
+  private firstTime(seq: number): boolean {
+    if (this.handled.has(seq)) return false;
+    this.handled.add(seq);
+    if (this.handled.size > DELIVERED_KEPT) this.handled.delete(this.handled.values().next().value!);
+    if (seq > this.lastSeq) this.lastSeq = seq;
+    return true;
+  }
+
   /**
-   * After listening again: the rows of the apps with subscribers here committed since the last
-   * one seen, in log order. Their notifications, should some arrive as well, are skipped. Past
-   * CATCH_UP_MAX rows those apps' streams are ended instead; a client resumes from the store.
+   * After listening again: the rows of the apps with subscribers here from CATCH_UP_OVERLAP below
+   * the highest seq seen, in log order, each not handled yet delivered (their notifications,
+   * should some arrive as well, are skipped). Past CATCH_UP_MAX rows, or when the log cannot be
+   * read, those apps' streams are interrupted instead: their clients resume from the store.
    */
   private async catchUp(): Promise<void> {
     const apps = [...this.subscribers.keys()];
-    this.caughtUp.clear();
     if (apps.length === 0) return;
+    let from = Math.max(this.startSeq, this.lastSeq - CATCH_UP_OVERLAP);
     let delivered = 0;
     try {
-      for (let page: Row[] = []; delivered < CATCH_UP_MAX; ) {
-        page = await this.spec.after(this.database, apps, this.lastSeq, CATCH_UP_PAGE);
+      for (;;) {
+        const page = await this.spec.after(this.database, apps, from, CATCH_UP_PAGE);
         for (const row of page) {
-          this.lastSeq = Math.max(this.lastSeq, row.seq);
-          this.caughtUp.add(row.id);
+          from = row.seq;
+          if (!this.firstTime(row.seq)) continue;
+          if (++delivered > CATCH_UP_MAX) throw new Error(`more than ${CATCH_UP_MAX} rows to catch up`);
           await this.deliver({ ...this.spec.header(row), id: row.id, seq: row.seq, appId: row.appId }, () => Promise.resolve(row));
+          // Long in-memory work in slices, as a fan-out is.
+          if (delivered % FANOUT_SLICE === 0) await nextTurn();
         }
-        delivered += page.length;
         if (page.length < CATCH_UP_PAGE) break;
       }
-      if (delivered >= CATCH_UP_MAX) this.endStreamsOf(apps);
       if (delivered > 0) this.logger.info({ channel: this.spec.channel, rows: delivered }, 'log rows committed while not listening delivered');
     } catch (error) {
-      // The log could not be read: end those streams, so no client waits on rows it will not get.
-      this.logger.error({ err: error, channel: this.spec.channel }, 'log catch-up failed; ending the streams it concerned');
-      this.endStreamsOf(apps);
+      this.logger.error({ err: error, channel: this.spec.channel }, 'log catch-up incomplete; interrupting the streams it concerned');
+      this.interruptStreamsOf(apps);
     }
   }
 
-  private endStreamsOf(appIds: readonly string[]): void {
+  private interruptStreamsOf(appIds: readonly string[]): void {
     for (const appId of appIds) {
       const ofApp = this.subscribers.get(appId);
       if (!ofApp) continue;
       this.subscribers.delete(appId);
       this.count -= ofApp.size;
-      for (const subscriber of ofApp) subscriber.end();
+      for (const subscriber of ofApp) subscriber.end(true);
       ofApp.clear();
     }
   }

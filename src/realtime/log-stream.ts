@@ -17,6 +17,8 @@ const REPLAYED_KEPT = 10_000;
 interface Lagging {
   readonly lagging: true;
   readonly lastId: string | undefined;
+  /** Closed because this instance may have missed events (its database connection dropped), not for lag. */
+  readonly interrupted: boolean;
 }
 
 /** The subscription fields' resolver: an event, or the error that ends a stream that fell behind. */
@@ -24,7 +26,8 @@ export function resolveStreamEvent<Row>(event: Row): Row {
   const lag = event as unknown as Partial<Lagging>;
   if (lag.lagging !== true) return event;
   const resume = lag.lastId ? `subscribe again with after: "${lag.lastId}"` : 'subscribe again (with after: the id of the last event you received)';
-  throw new AppError('stream_lagging', `The stream fell too far behind its reader and was closed: ${resume}`);
+  const why = lag.interrupted ? "was interrupted (the server's database connection dropped)" : 'fell too far behind its reader';
+  throw new AppError('stream_lagging', `The stream ${why} and was closed: ${resume}`);
 }
 
 /** Bytes an event is taken to hold while queued: its JSON, measured once per event (shared by all streams). */
@@ -38,7 +41,7 @@ const sizeOf = (event: object) => {
 /** Where a stream's rows come from: the bus that announces them live, and the stored ones after a seq. */
 export interface LogSource<Row extends LogRow> {
   /** A LogBus, or a view of one (a call timeline is a view of the event log's). */
-  bus: { subscribeTo(filter: SubscriberFilter, listener: (row: Row) => void, end: () => void): () => void };
+  bus: { subscribeTo(filter: SubscriberFilter, listener: (row: Row) => void, end: (interrupted?: boolean) => void): () => void };
   filter: SubscriberFilter;
   storedAfter: (afterSeq: number, limit: number) => Promise<Row[]>;
 }
@@ -62,6 +65,7 @@ export function openLogStream<Row extends LogRow>(ctx: RequestContext, source: L
   const { STREAM_QUEUE_EVENTS, STREAM_QUEUE_BYTES } = runtime.config;
   let queuedBytes = 0;
   let lagging = false;
+  let interrupted = false;
   let lastId: string | undefined;
   const replay: Row[] = [];
   const replayed = new Set<number>();
@@ -83,7 +87,8 @@ export function openLogStream<Row extends LogRow>(ctx: RequestContext, source: L
       queuedBytes += size;
       wake();
     },
-    () => {
+    (interrupted) => {
+      if (interrupted) return lag(true);
       ended = true;
       wake();
     },
@@ -100,8 +105,9 @@ export function openLogStream<Row extends LogRow>(ctx: RequestContext, source: L
     replayFrom = undefined;
     wake();
   }
-  function lag() {
-    sseStreamsClosedLagging.inc();
+  function lag(wasInterrupted = false) {
+    if (!wasInterrupted) sseStreamsClosedLagging.inc();
+    interrupted = wasInterrupted;
     lagging = true;
     unsubscribe();
     end();
@@ -181,7 +187,7 @@ export function openLogStream<Row extends LogRow>(ctx: RequestContext, source: L
         if (lagging) {
           // The last event sent, read now: one already taken from the queue may still have been
           // on its way out when the queue overflowed.
-          const last: Lagging = { lagging: true, lastId };
+          const last: Lagging = { lagging: true, lastId, interrupted };
           lagging = false;
           release();
           return { value: last as unknown as Row, done: false };

@@ -29,7 +29,7 @@ export class TimelineBus {
   }
 
   /** Listens for the timeline events `filter.accepts` takes (every one of the app's when absent); `end` is called when the bus closes. */
-  subscribeTo(filter: SubscriberFilter, listener: TimelineListener, end: () => void): () => void {
+  subscribeTo(filter: SubscriberFilter, listener: TimelineListener, end: (interrupted?: boolean) => void): () => void {
     const { accepts } = filter;
     let open = true;
     this.count++;
@@ -41,9 +41,9 @@ export class TimelineBus {
     const unsubscribe = this.events.subscribeTo(
       { appId: filter.appId, accepts: (header) => inTimeline(header) && (accepts === undefined || accepts(header)) },
       (row) => listener(timelineEventOf(row)),
-      () => {
+      (interrupted) => {
         leave();
-        end();
+        end(interrupted);
       },
     );
     return () => {
