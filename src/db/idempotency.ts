@@ -60,6 +60,11 @@ export interface KeyScope {
 export class KeyClaim {
   /** True once a write transaction that marked the key applied has committed. */
   applied = false;
+  /**
+   * True once the request did something outside the database that a rerun would repeat (a message
+   * handed to the provider): its key is then not freed when the write fails, but left to go stale.
+   */
+  reachedOutside = false;
 
   constructor(
     readonly scope: KeyScope,
@@ -183,7 +188,7 @@ export async function releaseUntilDone(release: () => Promise<unknown>, logger: 
       release().then(
         () => pendingReleases--,
         (error: unknown) => {
-          if (Date.now() < giveUpAt) return attempt(n + 1);
+          if (Date.now() < giveUpAt && !handleClosed(error)) return attempt(n + 1);
           pendingReleases--;
           logger.error({ err: error }, 'could not release an idempotency key; it frees itself when its claim goes stale');
         },
@@ -191,6 +196,15 @@ export async function releaseUntilDone(release: () => Promise<unknown>, logger: 
     }, RELEASE_RETRY_MS[Math.min(n, RELEASE_RETRY_MS.length - 1)]).unref();
   };
   attempt(0);
+}
+
+/** The database handle was closed (the process is shutting down): no later attempt can succeed. */
+function handleClosed(error: unknown): boolean {
+  // drizzle wraps the driver's error as its cause.
+  for (let e = error as { code?: unknown; message?: unknown; cause?: unknown } | null | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
+    if (e.code === 'CONNECTION_ENDED' || /pglite is closed/i.test(String(e.message))) return true;
+  }
+  return false;
 }
 
 const byScope = (scope: KeyScope) =>

@@ -42,7 +42,7 @@ export async function runWithKey(
     response = await execute();
   } catch (error) {
     if (!claim.applied) {
-      await releaseUntilDone(() => releaseClaim(db, claim), ctx.logger);
+      if (!claim.reachedOutside) await releaseUntilDone(() => releaseClaim(db, claim), ctx.logger);
       throw error;
     }
     response = options.answerError(error);
@@ -54,7 +54,7 @@ export async function runWithKey(
     if (claim.applied || options.succeeded(response.status, body)) {
       const tooLarge = Buffer.byteLength(body) > ctx.runtime.config.IDEMPOTENCY_MAX_ANSWER_BYTES;
       await completeClaim(db, claim, tooLarge ? undefined : { status: response.status, headers: answerHeaders(response.headers), body });
-    } else {
+    } else if (!claim.reachedOutside) {
       await releaseUntilDone(() => releaseClaim(db, claim), ctx.logger);
     }
   } catch (err) {

@@ -68,15 +68,18 @@ export async function sendMessage(ctx: RequestContext, appId: string, payload: S
     if ('replay' in claimed) return { message: claimed.replay as SentMessage, replayed: true };
     claim = claimed.claim;
   }
+  // Once the provider has the message, a failure to store it must not free the key: a retry
+  // would send it a second time. The claim is then left to go stale, as a crashed send's is.
+  const progress = { providerAccepted: false };
   try {
     const message = await writeTransaction(ctx, async (tx) => {
-      const sent = await send(ctx, tx, appId, payload);
+      const sent = await send(ctx, tx, appId, payload, progress);
       if (claim) await completeClaim(tx, claim, sent);
       return sent;
     });
     return { message, replayed: false };
   } catch (error) {
-    if (claim) await releaseUntilDone(() => releaseClaim(db, claim), ctx.logger);
+    if (claim && !progress.providerAccepted) await releaseUntilDone(() => releaseClaim(db, claim), ctx.logger);
     if (isUniqueViolation(error, 'send_details_app_flow_token_key')) {
       throw conflict('flow_token is already used by another message of this app; every send needs a new one');
     }
@@ -90,7 +93,7 @@ export async function sendMessage(ctx: RequestContext, appId: string, payload: S
   }
 }
 
-async function send(ctx: RequestContext, tx: Tx, appId: string, payload: SendMessage): Promise<SentMessage> {
+async function send(ctx: RequestContext, tx: Tx, appId: string, payload: SendMessage, progress: { providerAccepted: boolean }): Promise<SentMessage> {
   const kind = kindOf(payload);
   const to = digits(payload.to);
   const now = ctx.runtime.clock.now();
@@ -143,6 +146,8 @@ async function send(ctx: RequestContext, tx: Tx, appId: string, payload: SendMes
   await tx.insert(sendDetails).values({ appId, messageId: id, kind, flowToken, templateId, payload: stored, createdAt: now });
 
   const { providerMessageId } = await sendProviderOf(ctx.runtime).send({ appId, messageId: id, to, kind, payload: stored });
+  progress.providerAccepted = true;
+  if (ctx.idempotency) ctx.idempotency.reachedOutside = true;
   await tx.update(messages).set({ providerMessageId }).where(and(eq(messages.appId, appId), eq(messages.id, id)));
   await tx.update(sendDetails).set({ providerMessageId }).where(and(eq(sendDetails.appId, appId), eq(sendDetails.messageId, id)));
 
