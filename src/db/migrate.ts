@@ -35,6 +35,9 @@ export async function runMigrations(database: Database): Promise<void> {
   // whichever server connection took it.
   const conn = postgres(database.sessionUrl ?? database.url!, { max: 1, onnotice: () => {} });
   try {
+    // A statement_timeout set for the role (docs/operations.md) must not cut a long migration,
+    // nor the wait for another instance's.
+    await conn`set statement_timeout = 0`;
     await conn`select pg_advisory_lock(${MIGRATION_LOCK_ID})`;
     await migratePostgres(drizzlePostgres({ client: conn }), { migrationsFolder: migrationsFolder() });
   } finally {

@@ -63,3 +63,11 @@ export function isConnectionError(error: unknown): boolean {
   }
   return false;
 }
+
+/**
+ * Lifts DB_STATEMENT_TIMEOUT_MS for the rest of the transaction `tx`, for a statement whose size
+ * the caller does not choose per request (every pending delivery of an endpoint with a backlog).
+ */
+export async function withoutStatementTimeout(tx: { execute: (query: SQL) => Promise<unknown> }): Promise<void> {
+  await tx.execute(sql`set local statement_timeout = 0`);
+}

@@ -6,6 +6,7 @@ import { keysetList, type Page } from '../db/keyset.js';
 import { pageSize } from '../validation/list-input.js';
 import { apps } from '../apps/tables.js';
 import type { Db } from '../db/client.js';
+import { withoutStatementTimeout } from '../db/raw.js';
 import { AppError, notFound, validationFailed } from '../errors/app-error.js';
 import { parseInput } from '../errors/zod-details.js';
 import { storableText } from '../validation/storable.js';
@@ -126,6 +127,8 @@ const subscriptionOf = (appId: string, id: string) => and(eq(webhookSubscription
 /** Deletes a subscription and, with it, its deliveries (pending ones are never sent). */
 export async function deleteSubscription(db: Db, appId: string, id: string, idempotency?: KeyClaim): Promise<WebhookSubscriptionRow> {
   return keyedTransaction(db, idempotency, async (tx) => {
+    // The delete cascades over every delivery of the subscription, however many are left.
+    await withoutStatementTimeout(tx);
     const [row] = await tx.delete(webhookSubscriptions).where(subscriptionOf(appId, id)).returning();
     if (!row) throw notFound('Webhook subscription');
     return row;
@@ -182,6 +185,8 @@ export async function applySubscriptionStatus(
   if (before.status === 'active' && change.status === 'active') return row;
   const d = webhookDeliveries;
   const pending = and(eq(d.subscriptionId, row!.id), eq(d.status, 'pending'));
+  // Every pending delivery of the endpoint, a backlog when it is being paused for failing.
+  await withoutStatementTimeout(tx);
   // Through the subscription index. Enabling clears every pending one, not only those it sees
   // flagged: a claim that read the subscription as disabled may be flagging one right now, and
   // only a row that matches makes this statement wait for that claim's lock and see its flag.
