@@ -11,7 +11,7 @@ export const revokeRoute = defineRoute<{ revokeToken: boolean }>({
   document: 'mutation RestRevokeToken($token: String!) { revokeToken(token: $token) }',
   body: 'spread',
   // RFC 7009 lets a client say which kind of token it revokes; there is one kind here.
-  ignoredBodyKeys: { token_type_hint: z.string().max(TOKEN_TYPE_HINT_MAX_LENGTH) },
+  ignoredBodyKeys: { token_type_hint: z.string().max(TOKEN_TYPE_HINT_MAX_LENGTH).nullish() },
   formBody: true,
   invalidJson: 'invalid_request',
   respond: () => ({ body: withMeta({}) }),

@@ -106,6 +106,9 @@ describe('POST /oauth/revoke', () => {
     const hinted = await tenant.token();
     const ok = await request(`${server.url}/api/v1/oauth/revoke`, { token: tenant.accessToken, json: { token: hinted, token_type_hint: 'access_token' } });
     expect(ok.status).toBe(200);
+    // A JSON null is no hint, as leaving it out is.
+    const unhinted = await request(`${server.url}/api/v1/oauth/revoke`, { token: tenant.accessToken, json: { token: await tenant.token(), token_type_hint: null } });
+    expect(unhinted.status).toBe(200);
     expect((await request(`${server.url}/graphql`, { token: hinted, json: { query: '{ viewer { clientId } }' } })).status).toBe(401);
     const other = await tenant.token();
     const refused = await request(`${server.url}/api/v1/oauth/revoke`, { token: tenant.accessToken, json: { token: other, tokn: other } });

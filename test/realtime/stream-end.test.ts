@@ -49,7 +49,7 @@ describe('a stream the server ends finishes its response', () => {
     expect(revoked.status).toBe(200);
     // The revocation is checked before the next event.
     await book(watcher, 5, 10);
-    const body = await within(stream.ended, 5000);
+    const body = await within(stream.ended, 10_000);
     await stream.cancel();
     expect(body).not.toBe(STILL_OPEN);
     expect(body).toContain('event: complete');
