@@ -1,30 +1,19 @@
-// Starts its server itself, not with useServer(): on a private cluster started first, whose restart may fail its close.
+// Its server runs on a private cluster (usePrivatePostgresServer), not useServer()'s.
 import postgres from 'postgres';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { request } from '../helpers/http.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
 import { booking, futureDay, tenantSetUp } from '../scheduling/fixtures.js';
-import { privatePostgresAvailable, startPrivatePostgres, type PrivatePostgres } from './private-postgres.js';
+import { usePrivatePostgresServer } from './private-postgres.js';
 
 // A keyed write whose database goes away under it answers 503 and stores nothing; its key must be
 // free for the retry once the database is back, not held "in progress" until the claim goes
 // stale minutes later (the release that failed with the database is tried again).
-const available = privatePostgresAvailable();
-let pg: PrivatePostgres;
-let server: TestServer;
-
-beforeAll(async () => {
-  if (!available) return;
-  pg = startPrivatePostgres(55000 + (process.pid % 1000));
-  server = await startTestServer({ DATABASE_URL: pg.url, DB_POOL_MAX: '2' });
-}, 60_000);
-afterAll(async () => {
-  await server?.close().catch(() => {});
-  pg?.destroy();
-});
+const cluster = usePrivatePostgresServer(55000, { DB_POOL_MAX: '2' });
+const { available } = cluster;
 
 describe.skipIf(!available)('an Idempotency-Key after its request lost the database', () => {
   it('the write fails 503 with nothing stored, and a retry with the key runs once the database is back', async () => {
+    const { pg, server } = cluster;
     const { tenant, a } = await tenantSetUp(server)();
     const id = (await a.create(booking(futureDay(4, 10)))).body.data.call.id as string;
     const patch = () =>

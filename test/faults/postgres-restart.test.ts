@@ -1,8 +1,8 @@
-// Starts its server itself, not with useServer(): on a private cluster started first, whose restart may fail its close.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// Its server runs on a private cluster (usePrivatePostgresServer), not useServer()'s.
+import { beforeAll, describe, expect, it } from 'vitest';
 import { request } from '../helpers/http.js';
-import { startTestServer, type Tenant, type TestServer } from '../helpers/server.js';
-import { privatePostgresAvailable, startPrivatePostgres, type PrivatePostgres } from './private-postgres.js';
+import type { Tenant, TestServer } from '../helpers/server.js';
+import { usePrivatePostgresServer, type PrivatePostgres } from './private-postgres.js';
 
 // Fault injection: PostgreSQL stopped and restarted under load. Requests fail fast with
 // 503 service_unavailable, /readyz turns red, then everything recovers without restarting the
@@ -11,20 +11,16 @@ import { privatePostgresAvailable, startPrivatePostgres, type PrivatePostgres } 
 // the database stops and starts and the driver's socket events arrive in bursts: harsher than a
 // real outage. It covers postgres.js's reconnect backoff (src/db/reconnect-backoff.ts) and how a
 // connection starts over (test/db/postgres-reconnect.test.ts, patches/postgres+3.4.9.patch).
-const available = privatePostgresAvailable();
+const cluster = usePrivatePostgresServer(54000, { DB_POOL_MAX: '4' });
+const { available } = cluster;
 let pg: PrivatePostgres;
 let server: TestServer;
 let tenant: Tenant;
 
 beforeAll(async () => {
   if (!available) return;
-  pg = startPrivatePostgres(54000 + (process.pid % 1000));
-  server = await startTestServer({ DATABASE_URL: pg.url, DB_POOL_MAX: '4' });
+  ({ pg, server } = cluster);
   tenant = await server.tenant({ rate: { minute: 100_000, hour: 100_000, day: 100_000 } });
-}, 60_000);
-afterAll(async () => {
-  await server?.close().catch(() => {});
-  pg?.destroy();
 });
 
 describe.skipIf(!available)('PostgreSQL stopped and restarted under load', () => {

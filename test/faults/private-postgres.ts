@@ -2,6 +2,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
 
 // A throwaway PostgreSQL cluster of its own (initdb on a free port under /tmp) that a fault test
 // may stop and start without disturbing the shared server on 5432 or other test runs.
@@ -57,4 +59,23 @@ export function startPrivatePostgres(port: number): PrivatePostgres {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A test server on a private cluster of its own, started before the file's tests and removed
+ * after them (its restart may fail the server's close, which is ignored). `available` is false
+ * where the cluster cannot be made: skip the tests then.
+ */
+export function usePrivatePostgresServer(portBase: number, overrides: Record<string, string> = {}) {
+  const state: { available: boolean; pg: PrivatePostgres; server: TestServer } = { available: privatePostgresAvailable() } as never;
+  beforeAll(async () => {
+    if (!state.available) return;
+    state.pg = startPrivatePostgres(portBase + (process.pid % 1000));
+    state.server = await startTestServer({ DATABASE_URL: state.pg.url, ...overrides });
+  }, 60_000);
+  afterAll(async () => {
+    await state.server?.close().catch(() => {});
+    state.pg?.destroy();
+  });
+  return state;
 }
